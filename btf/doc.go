@@ -1,0 +1,35 @@
+// Package btf is the BPF Type Format layer: BTF types and their wire format
+// (read, write, validate, dump). It knows nothing of DWARF or ELF debug info
+// beyond finding a .BTF section.
+//
+// Specification: the kernel's Documentation/bpf/btf.rst and
+// include/uapi/linux/btf.h.
+//
+// # Representation
+//
+// A Spec holds types the way they sit on the wire, not as a graph of heap
+// objects: a []Type of fixed 12-byte headers (struct btf_type), one []uint32
+// with every type's kind-specific words (members, enum values, params,
+// secinfos, the INT/VAR/DECL_TAG word, the ARRAY triple) and a []uint32 of
+// offsets into it. Ids are TypeID (uint32), string offsets StrOff (uint32).
+// Nothing hot holds a pointer, an int or a string, so a vmlinux's ~100k
+// types cost the same on 32- and 64-bit hosts and the GC never scans them.
+//
+// Strings is the string section: one byte buffer, interned through an
+// open-addressing set of offsets into that buffer.
+//
+// # Invariants
+//
+//   - Id 0 is void. A base Spec's local ids are 1..Len(); a split Spec's
+//     continue at base.NextID(), and its string offsets at base's Strings.Len().
+//   - Parse keeps the source's byte order, header length (24, or 32 with the
+//     optional layout section) and section offsets, so an unchanged Spec
+//     marshals byte for byte as read. New Specs get the 24-byte header.
+//   - Type.Info uses today's widths: vlen bits 0-23, kind bits 24-30,
+//     kind_flag bit 31.
+//
+// # Imports
+//
+// btf imports only the standard library. It must not import stream, arena,
+// dedup, spill or cmd: everything else depends on it, not the reverse.
+package btf

@@ -1,0 +1,140 @@
+package btf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Magic is BTF's magic number, which also tells the byte order.
+const Magic = 0xeB9F
+
+// Header sizes: the classic header and the newest one with a layout section.
+const (
+	HeaderLen       = 24
+	HeaderLenLayout = 32
+)
+
+// Header is struct btf_header. Offsets are relative to the end of the header.
+// LayoutOff/LayoutLen exist only when HdrLen >= 32 (kernel 7.1's optional
+// layout section, which describes each kind's record sizes).
+type Header struct {
+	Magic     uint16
+	Version   uint8
+	Flags     uint8
+	HdrLen    uint32
+	TypeOff   uint32
+	TypeLen   uint32
+	StrOff    uint32
+	StrLen    uint32
+	LayoutOff uint32
+	LayoutLen uint32
+
+	// Layout holds the layout section's bytes verbatim (nil if absent).
+	Layout []byte
+	// Extra holds header bytes past the fields this package knows (HdrLen >
+	// 32), verbatim; the kernel requires them to be zero.
+	Extra []byte
+}
+
+// Errors callers may branch on.
+var (
+	ErrNotBTF    = errors.New("not BTF: bad magic")
+	ErrTruncated = errors.New("truncated")
+	ErrNoBTF     = errors.New("no .BTF section")
+)
+
+// FormatError describes malformed BTF at a byte offset of the raw data, or
+// at a type id.
+type FormatError struct {
+	Off  int64  // byte offset into the raw BTF, or -1
+	ID   TypeID // type id, or 0
+	Kind Kind
+	Msg  string
+	Err  error // wrapped sentinel, if any
+}
+
+func (e *FormatError) Error() string {
+	switch {
+	case e.ID != 0:
+		return fmt.Sprintf("type [%d] %s: %s", e.ID, e.Kind, e.Msg)
+	case e.Off >= 0:
+		return fmt.Sprintf("BTF+%#x: %s", e.Off, e.Msg)
+	}
+	return e.Msg
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// byteOrderOf returns the byte order the magic at data[0:2] is written in.
+func byteOrderOf(data []byte) (binary.ByteOrder, error) {
+	if len(data) < 2 {
+		return nil, &FormatError{Off: 0, Msg: "header: " + ErrTruncated.Error(), Err: ErrTruncated}
+	}
+	switch {
+	case binary.LittleEndian.Uint16(data) == Magic:
+		return binary.LittleEndian, nil
+	case binary.BigEndian.Uint16(data) == Magic:
+		return binary.BigEndian, nil
+	}
+	return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("magic %#04x", binary.LittleEndian.Uint16(data)), Err: ErrNotBTF}
+}
+
+// parseHeader reads and checks the header of raw BTF data.
+func parseHeader(data []byte) (Header, binary.ByteOrder, error) {
+	var h Header
+	bo, err := byteOrderOf(data)
+	if err != nil {
+		return h, nil, err
+	}
+	if len(data) < HeaderLen {
+		return h, nil, &FormatError{Off: 0, Msg: fmt.Sprintf("header: %d bytes, need %d", len(data), HeaderLen), Err: ErrTruncated}
+	}
+	h.Magic = Magic
+	h.Version = data[2]
+	h.Flags = data[3]
+	h.HdrLen = bo.Uint32(data[4:])
+	if h.Version != 1 {
+		return h, nil, &FormatError{Off: 2, Msg: fmt.Sprintf("version %d, want 1", h.Version)}
+	}
+	if h.HdrLen < HeaderLen || uint64(h.HdrLen) > uint64(len(data)) {
+		return h, nil, &FormatError{Off: 4, Msg: fmt.Sprintf("hdr_len %d outside [%d, %d]", h.HdrLen, HeaderLen, len(data)), Err: ErrTruncated}
+	}
+	h.TypeOff = bo.Uint32(data[8:])
+	h.TypeLen = bo.Uint32(data[12:])
+	h.StrOff = bo.Uint32(data[16:])
+	h.StrLen = bo.Uint32(data[20:])
+	if h.HdrLen >= HeaderLenLayout {
+		h.LayoutOff = bo.Uint32(data[24:])
+		h.LayoutLen = bo.Uint32(data[28:])
+		if h.HdrLen > HeaderLenLayout {
+			h.Extra = data[HeaderLenLayout:h.HdrLen]
+		}
+	} else if h.HdrLen > HeaderLen {
+		h.Extra = data[HeaderLen:h.HdrLen]
+	}
+	body := uint64(len(data)) - uint64(h.HdrLen)
+	check := func(name string, field int64, off, n uint32) error {
+		if uint64(off)+uint64(n) > body {
+			return &FormatError{Off: field, Msg: fmt.Sprintf("%s section [%#x, %#x) past end of data (%#x)", name, off, uint64(off)+uint64(n), body), Err: ErrTruncated}
+		}
+		return nil
+	}
+	if err := check("type", 8, h.TypeOff, h.TypeLen); err != nil {
+		return h, nil, err
+	}
+	if err := check("string", 16, h.StrOff, h.StrLen); err != nil {
+		return h, nil, err
+	}
+	if h.TypeOff%4 != 0 {
+		return h, nil, &FormatError{Off: 8, Msg: fmt.Sprintf("type_off %#x not 4-byte aligned", h.TypeOff)}
+	}
+	if h.HdrLen >= HeaderLenLayout && h.LayoutLen > 0 {
+		if err := check("layout", 24, h.LayoutOff, h.LayoutLen); err != nil {
+			return h, nil, err
+		}
+		start := uint64(h.HdrLen) + uint64(h.LayoutOff)
+		h.Layout = data[start : start+uint64(h.LayoutLen)]
+	}
+	return h, bo, nil
+}

@@ -1,0 +1,249 @@
+package btf
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Spec is a set of BTF types stored compactly: one 12-byte Type record per
+// type, the kind-specific trailing words of all types in one []uint32, and a
+// []uint32 of offsets into it. There is no object per type, so the ~100k
+// types of a vmlinux cost about 12+4 bytes each plus their payload.
+//
+// Ids: a base Spec holds ids 1..Len() (0 is void and not stored). A split
+// Spec (NewSplitSpec) continues after its base: its first id is
+// base.NextID(), and lookups of smaller ids go to the base.
+type Spec struct {
+	base    *Spec
+	firstID TypeID
+	types   []Type
+	extraAt []uint32 // extraAt[i] is the index in extra of types[i]'s words; len(types)+1 entries
+	extra   []uint32
+	strings *Strings
+
+	// Layout of the source, kept so existing BTF round-trips byte for byte.
+	// New BTF has ByteOrder little endian unless set, and HdrLen 24.
+	ByteOrder binary.ByteOrder
+	Header    Header
+}
+
+// NewSpec returns an empty base Spec with an empty string table.
+func NewSpec() *Spec {
+	return &Spec{firstID: 1, extraAt: []uint32{0}, strings: NewStrings(nil), ByteOrder: binary.LittleEndian}
+}
+
+// NewSplitSpec returns an empty Spec whose ids and strings continue after base.
+func NewSplitSpec(base *Spec) *Spec {
+	return &Spec{
+		base:      base,
+		firstID:   base.NextID(),
+		extraAt:   []uint32{0},
+		strings:   NewStrings(base.strings),
+		ByteOrder: base.ByteOrder,
+	}
+}
+
+// Base returns the base of a split Spec, or nil.
+func (s *Spec) Base() *Spec { return s.base }
+
+// Strings returns the string table (for split BTF, the split part, whose
+// lookups fall through to the base).
+func (s *Spec) Strings() *Strings { return s.strings }
+
+// FirstID is the id of the first local type.
+func (s *Spec) FirstID() TypeID { return s.firstID }
+
+// Len returns the number of local types.
+func (s *Spec) Len() int { return len(s.types) }
+
+// NextID is the id the next added type gets; it is one past the last id.
+func (s *Spec) NextID() TypeID { return s.firstID + TypeID(len(s.types)) }
+
+// Local reports whether id is a type of this Spec (not void, not the base's).
+func (s *Spec) Local(id TypeID) bool { return id >= s.firstID && id < s.NextID() }
+
+// Valid reports whether id names void, a base type or a local type.
+func (s *Spec) Valid(id TypeID) bool { return id < s.NextID() }
+
+func (s *Spec) owner(id TypeID) (*Spec, int) {
+	for sp := s; sp != nil; sp = sp.base {
+		if id >= sp.firstID {
+			i := int(id - sp.firstID)
+			if i < len(sp.types) {
+				return sp, i
+			}
+			return nil, -1
+		}
+	}
+	return nil, -1
+}
+
+// Type returns the header record of id. Void and unknown ids give a zero Type.
+func (s *Spec) Type(id TypeID) Type {
+	if sp, i := s.owner(id); sp != nil {
+		return sp.types[i]
+	}
+	return Type{}
+}
+
+// Kind returns id's kind (KindUnknown for void).
+func (s *Spec) Kind(id TypeID) Kind { return s.Type(id).Kind() }
+
+// Extra returns id's kind-specific words (members, values, params, ...).
+// The slice aliases the Spec: writes through it change the type.
+func (s *Spec) Extra(id TypeID) []uint32 {
+	if sp, i := s.owner(id); sp != nil {
+		return sp.extra[sp.extraAt[i]:sp.extraAt[i+1]:sp.extraAt[i+1]]
+	}
+	return nil
+}
+
+// SetType replaces id's header record (same kind and vlen expected by callers
+// that keep the extra words).
+func (s *Spec) SetType(id TypeID, t Type) {
+	if sp, i := s.owner(id); sp != nil {
+		sp.types[i] = t
+	}
+}
+
+// Name returns id's name.
+func (s *Spec) Name(id TypeID) string { return s.strings.Name(s.Type(id).NameOff) }
+
+// Add appends a type with its kind-specific words and returns its id. The
+// number of words must match t's kind and vlen (Kind.ExtraWords).
+func (s *Spec) Add(t Type, extra ...uint32) TypeID {
+	if n := t.Kind().ExtraWords(t.Vlen()); n != len(extra) {
+		panic(fmt.Sprintf("btf: Add %s with vlen %d: %d extra words, want %d", t.Kind(), t.Vlen(), len(extra), n))
+	}
+	id := s.NextID()
+	s.types = append(s.types, t)
+	s.extra = append(s.extra, extra...)
+	s.extraAt = append(s.extraAt, uint32(len(s.extra)))
+	return id
+}
+
+// Truncate drops every local type with id >= next (used to undo a tentative
+// batch of types).
+func (s *Spec) Truncate(next TypeID) {
+	if next < s.firstID || next >= s.NextID() {
+		return
+	}
+	n := int(next - s.firstID)
+	s.types = s.types[:n]
+	s.extra = s.extra[:s.extraAt[n]]
+	s.extraAt = s.extraAt[:n+1]
+}
+
+// Grow reserves room for n more types with words extra words in all.
+func (s *Spec) Grow(n, words int) {
+	if cap(s.types)-len(s.types) < n {
+		s.types = append(make([]Type, 0, len(s.types)+n), s.types...)
+		s.extraAt = append(make([]uint32, 0, len(s.extraAt)+n), s.extraAt...)
+	}
+	if cap(s.extra)-len(s.extra) < words {
+		s.extra = append(make([]uint32, 0, len(s.extra)+words), s.extra...)
+	}
+}
+
+// Member returns member i of a STRUCT/UNION.
+func (s *Spec) Member(id TypeID, i int) Member {
+	w := s.Extra(id)[3*i:]
+	return Member{NameOff: StrOff(w[0]), Type: TypeID(w[1]), Offset: w[2]}
+}
+
+// EnumValue returns value i of an ENUM (sign-extended when kind_flag is set)
+// or ENUM64.
+func (s *Spec) EnumValue(id TypeID, i int) EnumValue {
+	t := s.Type(id)
+	if t.Kind() == KindEnum64 {
+		w := s.Extra(id)[3*i:]
+		return EnumValue{NameOff: StrOff(w[0]), Value: uint64(w[2])<<32 | uint64(w[1])}
+	}
+	w := s.Extra(id)[2*i:]
+	v := uint64(w[1])
+	if t.KindFlag() {
+		v = uint64(int64(int32(w[1])))
+	}
+	return EnumValue{NameOff: StrOff(w[0]), Value: v}
+}
+
+// Param returns parameter i of a FUNC_PROTO.
+func (s *Spec) Param(id TypeID, i int) Param {
+	w := s.Extra(id)[2*i:]
+	return Param{NameOff: StrOff(w[0]), Type: TypeID(w[1])}
+}
+
+// Secinfo returns entry i of a DATASEC.
+func (s *Spec) Secinfo(id TypeID, i int) VarSecinfo {
+	w := s.Extra(id)[3*i:]
+	return VarSecinfo{Type: TypeID(w[0]), Offset: w[1], Size: w[2]}
+}
+
+// Array returns an ARRAY's payload.
+func (s *Spec) Array(id TypeID) Array {
+	w := s.Extra(id)
+	return Array{Type: TypeID(w[0]), IndexType: TypeID(w[1]), Nelems: w[2]}
+}
+
+// ForEachRef calls fn with a pointer to every type-id field of local type id
+// (size_or_type where it is a type, array element and index types, member,
+// parameter and secinfo types), in wire order. fn may rewrite the id.
+func (s *Spec) ForEachRef(id TypeID, fn func(ref *uint32)) {
+	sp, i := s.owner(id)
+	if sp == nil {
+		return
+	}
+	t := &sp.types[i]
+	k := t.Kind()
+	if k.HasType() {
+		fn(&t.SizeOrType)
+	}
+	w := sp.extra[sp.extraAt[i]:sp.extraAt[i+1]]
+	switch k {
+	case KindArray:
+		fn(&w[0])
+		fn(&w[1])
+	case KindStruct, KindUnion:
+		for j := 1; j < len(w); j += 3 {
+			fn(&w[j])
+		}
+	case KindFuncProto:
+		for j := 1; j < len(w); j += 2 {
+			fn(&w[j])
+		}
+	case KindDatasec:
+		for j := 0; j < len(w); j += 3 {
+			fn(&w[j])
+		}
+	}
+}
+
+// ForEachStr calls fn with a pointer to every string-offset field of local
+// type id (its name, member, enum value and parameter names). fn may rewrite
+// the offset.
+func (s *Spec) ForEachStr(id TypeID, fn func(off *uint32)) {
+	sp, i := s.owner(id)
+	if sp == nil {
+		return
+	}
+	t := &sp.types[i]
+	fn((*uint32)(&t.NameOff))
+	w := sp.extra[sp.extraAt[i]:sp.extraAt[i+1]]
+	switch t.Kind() {
+	case KindStruct, KindUnion, KindEnum64:
+		for j := 0; j < len(w); j += 3 {
+			fn(&w[j])
+		}
+	case KindEnum, KindFuncProto:
+		for j := 0; j < len(w); j += 2 {
+			fn(&w[j])
+		}
+	}
+}
+
+// TypeBytes returns the size of local type id in wire form (12 + 4*words).
+func (s *Spec) TypeBytes(id TypeID) int { return 12 + 4*len(s.Extra(id)) }
+
+// SetStrings replaces the string table (used by string deduplication after
+// it has rewritten every offset).
+func (s *Spec) SetStrings(st *Strings) { s.strings = st }

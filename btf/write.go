@@ -1,0 +1,82 @@
+package btf
+
+import "encoding/binary"
+
+// Marshal encodes the Spec's local types and strings as raw BTF in
+// s.ByteOrder (little endian if unset).
+//
+// A Spec read by Parse and not changed since is written byte for byte as it
+// was read: the same header length (24, or 32 with the layout section kept
+// verbatim), section offsets and order. A new Spec gets the classic 24-byte
+// header with types first, then strings.
+func (s *Spec) Marshal() []byte {
+	bo := s.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	h := s.Header
+	if h.HdrLen == 0 {
+		h = Header{HdrLen: HeaderLen}
+	}
+	h.Magic, h.Version = Magic, 1
+	typeLen := uint32(12*len(s.types) + 4*len(s.extra))
+	strs := s.strings.Bytes()
+	strLen := uint32(len(strs))
+	var layout []byte
+	if h.HdrLen >= HeaderLenLayout {
+		layout = h.Layout
+	}
+
+	if s.Header.HdrLen == 0 || !s.fitsHeader(typeLen, strLen) {
+		// Fresh layout: types, strings, then the layout section aligned.
+		h.TypeOff, h.TypeLen = 0, typeLen
+		h.StrOff, h.StrLen = typeLen, strLen
+		h.LayoutOff, h.LayoutLen = 0, 0
+		if layout != nil {
+			h.LayoutOff, h.LayoutLen = (typeLen+strLen+3)&^3, uint32(len(layout))
+		}
+	}
+	end := max(h.TypeOff+h.TypeLen, h.StrOff+h.StrLen)
+	if layout != nil {
+		end = max(end, h.LayoutOff+h.LayoutLen)
+	}
+
+	out := make([]byte, int(h.HdrLen)+int(end))
+	bo.PutUint16(out[0:], Magic)
+	out[2], out[3] = h.Version, h.Flags
+	bo.PutUint32(out[4:], h.HdrLen)
+	bo.PutUint32(out[8:], h.TypeOff)
+	bo.PutUint32(out[12:], h.TypeLen)
+	bo.PutUint32(out[16:], h.StrOff)
+	bo.PutUint32(out[20:], h.StrLen)
+	if h.HdrLen >= HeaderLenLayout {
+		bo.PutUint32(out[24:], h.LayoutOff)
+		bo.PutUint32(out[28:], h.LayoutLen)
+		copy(out[HeaderLenLayout:h.HdrLen], h.Extra)
+	} else {
+		copy(out[HeaderLen:h.HdrLen], h.Extra)
+	}
+	body := out[h.HdrLen:]
+	w := body[h.TypeOff:]
+	for i, t := range s.types {
+		bo.PutUint32(w[0:], uint32(t.NameOff))
+		bo.PutUint32(w[4:], t.Info)
+		bo.PutUint32(w[8:], t.SizeOrType)
+		w = w[12:]
+		for _, x := range s.extra[s.extraAt[i]:s.extraAt[i+1]] {
+			bo.PutUint32(w, x)
+			w = w[4:]
+		}
+	}
+	copy(body[h.StrOff:], strs)
+	if layout != nil {
+		copy(body[h.LayoutOff:], layout)
+	}
+	return out
+}
+
+// fitsHeader reports whether the section sizes still match the header the
+// Spec was read with, so its offsets can be reused.
+func (s *Spec) fitsHeader(typeLen, strLen uint32) bool {
+	return s.Header.TypeLen == typeLen && s.Header.StrLen == strLen
+}
