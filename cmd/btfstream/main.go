@@ -1,0 +1,58 @@
+// Command btfstream encodes DWARF into deduplicated BTF like `pahole -J`, in
+// bounded memory, and carries the BTF tools that check it.
+//
+//	btfstream [flags] FILE              encode (pahole -J compatible flags)
+//	btfstream dump FILE [--base BASE]   print BTF like `bpftool btf dump ... format raw`
+//	btfstream dedup IN -o OUT [--base]  deduplicate raw BTF
+//	btfstream diff A B [--base BASE]    compare two BTFs as type graphs
+//
+// Each subcommand lives in its own file (cmd_*.go) and returns an exit code.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// subcommand runs with the arguments after its name and returns the exit
+// status.
+type subcommand func(args []string) int
+
+func subcommands() map[string]subcommand {
+	return map[string]subcommand{
+		"dump":  runDump,
+		"dedup": runDedup,
+		"diff":  runDiff,
+	}
+}
+
+func main() {
+	args := os.Args[1:]
+	if len(args) > 0 {
+		if run, ok := subcommands()[args[0]]; ok {
+			os.Exit(run(args[1:]))
+		}
+	}
+	os.Exit(runEncode(args))
+}
+
+// newFlagSet returns a flag set that treats '_' and '-' alike in long flag
+// names, so pahole's spellings (--btf_encode_detached) and ours
+// (--mem-limit) both work.
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, n string) pflag.NormalizedName {
+		return pflag.NormalizedName(strings.ReplaceAll(n, "_", "-"))
+	})
+	fs.SortFlags = false
+	return fs
+}
+
+// fail prints an error as "btfstream: ..." and returns exit code code.
+func fail(code int, format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "btfstream: "+format+"\n", a...)
+	return code
+}
