@@ -1,0 +1,156 @@
+package spill
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Budget accounts memory against a limit in bytes. A zero limit means no
+// limit: Reserve never blocks and Over is always false, but use is still
+// counted so callers can report it. Budget is safe for concurrent use.
+type Budget struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	limit   int64
+	used    int64
+	peak    int64
+	spilled int64
+}
+
+// NewBudget returns a budget of limit bytes (0: unlimited).
+func NewBudget(limit int64) *Budget {
+	b := &Budget{limit: limit}
+	b.cond.L = &b.mu
+	return b
+}
+
+// Limit returns the budget's limit (0: unlimited).
+func (b *Budget) Limit() int64 { return b.limit }
+
+// Reserve accounts n bytes, first waiting while they would push use past
+// the limit. It never waits when nothing else is reserved, so a single
+// reservation larger than the limit still makes progress (the caller is
+// expected to have checked MinimumFor beforehand).
+func (b *Budget) Reserve(n int64) {
+	b.mu.Lock()
+	for b.limit > 0 && b.used > 0 && b.used+n > b.limit {
+		b.cond.Wait()
+	}
+	b.addLocked(n)
+	b.mu.Unlock()
+}
+
+// Add accounts n bytes without waiting (n may be negative).
+func (b *Budget) Add(n int64) {
+	b.mu.Lock()
+	b.addLocked(n)
+	b.mu.Unlock()
+	if n < 0 {
+		b.cond.Broadcast()
+	}
+}
+
+// Release returns n bytes and wakes waiters.
+func (b *Budget) Release(n int64) { b.Add(-n) }
+
+func (b *Budget) addLocked(n int64) {
+	b.used += n
+	if b.used > b.peak {
+		b.peak = b.used
+	}
+}
+
+// Used returns the bytes accounted now.
+func (b *Budget) Used() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+// Peak returns the most bytes ever accounted at once.
+func (b *Budget) Peak() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak
+}
+
+// Over reports whether accounted use exceeds the limit.
+func (b *Budget) Over() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit > 0 && b.used > b.limit
+}
+
+// Share returns the bytes a structure may take if it gets frac of the
+// limit, or def when there is no limit.
+func (b *Budget) Share(frac float64, def int64) int64 {
+	if b.limit <= 0 {
+		return def
+	}
+	return int64(float64(b.limit) * frac)
+}
+
+// NoteSpilled counts n bytes written to spill files.
+func (b *Budget) NoteSpilled(n int64) {
+	b.mu.Lock()
+	b.spilled += n
+	b.mu.Unlock()
+}
+
+// Spilled returns the bytes written to spill files so far.
+func (b *Budget) Spilled() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spilled
+}
+
+// SetRuntimeLimit sets the Go runtime's soft memory limit to the budget
+// (no change when unlimited) and returns the previous setting.
+func (b *Budget) SetRuntimeLimit() int64 {
+	if b.limit <= 0 {
+		return debug.SetMemoryLimit(-1)
+	}
+	return debug.SetMemoryLimit(b.limit)
+}
+
+// ParseSize parses a size with an optional K, M or G suffix (powers of
+// 1024, an optional trailing 'B' or 'iB' accepted): "64M", "1G", "0".
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		}
+		if mult != 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q: want a number with an optional K, M or G suffix", s)
+	}
+	return v * mult, nil
+}
+
+// FormatSize prints n bytes with a binary suffix ("48M", "1.5G").
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'g', 3, 64) + "G"
+	case n >= 1<<20:
+		return strconv.FormatInt((n+(1<<20)-1)>>20, 10) + "M"
+	case n >= 1<<10:
+		return strconv.FormatInt((n+(1<<10)-1)>>10, 10) + "K"
+	}
+	return strconv.FormatInt(n, 10)
+}
