@@ -50,14 +50,21 @@ type FormatError struct {
 	Off  int64  // byte offset into the raw BTF, or -1
 	ID   TypeID // type id, or 0
 	Kind Kind
+	Name string // the type's name when ID is set ("" for anonymous)
 	Msg  string
 	Err  error // wrapped sentinel, if any
 }
 
+// Error prints `type [42] STRUCT 'foo': msg` for an error at a type (the
+// form of bpftool and pahole), `BTF+0x18: msg` at a byte offset.
 func (e *FormatError) Error() string {
 	switch {
 	case e.ID != 0:
-		return fmt.Sprintf("type [%d] %s: %s", e.ID, e.Kind, e.Msg)
+		name := e.Name
+		if name == "" {
+			name = "(anon)"
+		}
+		return fmt.Sprintf("type [%d] %s '%s': %s", e.ID, e.Kind, name, e.Msg)
 	case e.Off >= 0:
 		return fmt.Sprintf("BTF+%#x: %s", e.Off, e.Msg)
 	}
