@@ -1,0 +1,146 @@
+package stream
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+)
+
+// openStream returns a sequential reader of the section's uncompressed
+// bytes and their size. Compressed sections (SHF_COMPRESSED with zlib or
+// zstd, and legacy .zdebug_* with zlib) are inflated on the fly, so a
+// compressed .debug_info never has to be held whole.
+func (e *ELF) openStream(s *SectionHeader) (io.ReadCloser, uint64, error) {
+	if s.Type == shtNobits {
+		return io.NopCloser(strings.NewReader("")), 0, nil
+	}
+	raw := io.NewSectionReader(e.r, int64(s.Offset), int64(s.Size))
+	if !s.Compressed() {
+		return io.NopCloser(raw), s.Size, nil
+	}
+	var typ uint32
+	var size, hdr uint64
+	if s.Flags&shfCompressed != 0 {
+		var h [24]byte
+		hdr = 12
+		if e.Class64 {
+			hdr = 24
+		}
+		if s.Size < hdr {
+			return nil, 0, formatErr(s.Name, 0, "compressed section shorter than its header")
+		}
+		if _, err := raw.ReadAt(h[:hdr], 0); err != nil {
+			return nil, 0, &DecodeError{Section: s.Name, Msg: "read compression header", Err: err}
+		}
+		typ = e.Order.Uint32(h[:])
+		if e.Class64 {
+			size = e.Order.Uint64(h[8:])
+		} else {
+			size = uint64(e.Order.Uint32(h[4:]))
+		}
+	} else {
+		var h [12]byte
+		hdr = 12
+		if s.Size < hdr {
+			return nil, 0, formatErr(s.Name, 0, "compressed section shorter than its header")
+		}
+		if _, err := raw.ReadAt(h[:], 0); err != nil {
+			return nil, 0, &DecodeError{Section: s.Name, Msg: "read compression header", Err: err}
+		}
+		if string(h[:4]) != "ZLIB" {
+			return nil, 0, formatErr(s.Name, 0, "missing ZLIB magic in .zdebug section")
+		}
+		typ = elfCompressZlib
+		size = binary.BigEndian.Uint64(h[4:])
+	}
+	body := io.NewSectionReader(raw, int64(hdr), int64(s.Size-hdr))
+	switch typ {
+	case elfCompressZlib:
+		zr, err := zlib.NewReader(body)
+		if err != nil {
+			return nil, 0, &DecodeError{Section: s.Name, Offset: hdr, Msg: "zlib", Err: ErrFormat}
+		}
+		return zr, size, nil
+	case elfCompressZstd:
+		zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, 0, &DecodeError{Section: s.Name, Offset: hdr, Msg: "zstd", Err: ErrFormat}
+		}
+		return zstdCloser{zr}, size, nil
+	}
+	return nil, 0, unsupportedErr(s.Name, 0, "compression type %d", typ)
+}
+
+type zstdCloser struct{ *zstd.Decoder }
+
+func (z zstdCloser) Close() error { z.Decoder.Close(); return nil }
+
+// readAllBounded reads exactly size bytes from r without trusting size for
+// the allocation: the buffer grows as data actually arrives.
+func readAllBounded(r io.Reader, size uint64) ([]byte, error) {
+	const step = 1 << 20
+	if size > math.MaxInt32 {
+		return nil, fmt.Errorf("section of %d bytes too large to load", size)
+	}
+	n := int(size)
+	out := make([]byte, 0, min(n, step))
+	for len(out) < n {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, min(cap(out), n-len(out)))
+		}
+		k := min(cap(out), n) - len(out)
+		got, err := io.ReadFull(r, out[len(out):len(out)+k])
+		out = out[:len(out)+got]
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// loadSection returns the whole uncompressed contents of s, with
+// relocations applied in relocatable objects. Used only for sections that
+// need random access and cannot be paged from the file as stored.
+func (e *ELF) loadSection(s *SectionHeader) ([]byte, error) {
+	rc, size, err := e.openStream(s)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := readAllBounded(rc, size)
+	if err != nil {
+		return nil, &DecodeError{Section: s.Name, Offset: uint64(len(b)), Msg: fmt.Sprintf("read: %v", err), Err: ErrFormat}
+	}
+	if e.relocatable() {
+		rl, err := e.newRelocator(s)
+		if err != nil {
+			return nil, err
+		}
+		if rl != nil {
+			if err := rl.apply(b, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// sectionReader returns a random-access reader of the uncompressed,
+// relocated contents of s: paged from the file when possible.
+func (e *ELF) sectionReader(s *SectionHeader) (*pagedReader, error) {
+	if !s.Compressed() && !(e.relocatable() && e.hasRelocs(s.Index)) {
+		return e.rawReader(s), nil
+	}
+	b, err := e.loadSection(s)
+	if err != nil {
+		return nil, err
+	}
+	return memReader(b), nil
+}

@@ -1,0 +1,93 @@
+package stream
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fixture is one build of a test source. The same sources are built by
+// several compilers and options and checked against one oracle.
+type fixture struct {
+	name string
+	cc   string
+	args []string
+	src  string
+	post string // "zstd": recompress debug sections with objcopy
+}
+
+var fixtures = []fixture{
+	{"gcc-dwarf2", "gcc", []string{"-gdwarf-2", "-O0"}, "fixture.c", ""},
+	{"gcc-dwarf3", "gcc", []string{"-gdwarf-3", "-O1"}, "fixture.c", ""},
+	{"gcc-dwarf4", "gcc", []string{"-gdwarf-4", "-O1"}, "fixture.c", ""},
+	{"gcc-dwarf5", "gcc", []string{"-gdwarf-5", "-O2"}, "fixture.c", ""},
+	{"gcc-gz-zlib", "gcc", []string{"-g", "-gz=zlib"}, "fixture.c", ""},
+	{"gcc-gz-zlib-gnu", "gcc", []string{"-g", "-gz=zlib-gnu"}, "fixture.c", ""},
+	{"gcc-zstd", "gcc", []string{"-g", "-O2"}, "fixture.c", "zstd"},
+	{"gcc-m32", "gcc", []string{"-g", "-m32", "-O2"}, "fixture.c", ""},
+	{"gcc-s390x", "s390x-linux-gnu-gcc", []string{"-g", "-O2"}, "fixture.c", ""},
+	{"gcc-armhf", "arm-linux-gnueabihf-gcc", []string{"-g", "-O2"}, "fixture.c", ""},
+	{"gcc-types-dwarf4", "gcc", []string{"-x", "c++", "-gdwarf-4", "-fdebug-types-section"}, "types.cc", ""},
+	{"clang-dwarf4", "clang", []string{"-gdwarf-4", "-O1"}, "fixture.c", ""},
+	{"clang-dwarf5", "clang", []string{"-gdwarf-5", "-O2"}, "fixture.c", ""},
+	{"clang-dwarf64", "clang", []string{"-gdwarf-5", "-gdwarf64", "-O2"}, "fixture.c", ""},
+	{"clang-m32", "clang", []string{"-m32", "-gdwarf-5", "-O2"}, "fixture.c", ""},
+	{"clang-s390x", "clang", []string{"--target=s390x-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
+	{"clang-aarch64", "clang", []string{"--target=aarch64-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
+	{"clang-arm", "clang", []string{"--target=arm-linux-gnueabihf", "-g", "-O2"}, "fixture.c", ""},
+	{"clang-riscv64", "clang", []string{"--target=riscv64-linux-gnu", "-g", "-O2", "-mno-relax"}, "fixture.c", ""},
+	{"clang-ppc64le", "clang", []string{"--target=powerpc64le-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
+	{"clang-ppc64", "clang", []string{"--target=powerpc64-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
+	{"clang-types-dwarf5", "clang", []string{"-x", "c++", "-gdwarf-5", "-fdebug-types-section"}, "types.cc", ""},
+}
+
+var (
+	fixtureDir  string
+	fixtureOnce sync.Once
+	fixtureMu   sync.Mutex
+	fixtureOut  = map[string]string{}
+)
+
+// build compiles a fixture into a shared temporary directory, or skips
+// the test if the compiler is missing or rejects the options.
+func (fx fixture) build(t testing.TB) string {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		d, err := os.MkdirTemp("", "stream-fixtures-")
+		if err != nil {
+			panic(err)
+		}
+		fixtureDir = d
+	})
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	if p, ok := fixtureOut[fx.name]; ok {
+		if p == "" {
+			t.Skipf("%s: fixture unavailable", fx.name)
+		}
+		return p
+	}
+	fixtureOut[fx.name] = ""
+	cc, err := exec.LookPath(fx.cc)
+	if err != nil {
+		t.Skipf("%s not installed", fx.cc)
+	}
+	src, _ := filepath.Abs(filepath.Join("testdata", fx.src))
+	out := filepath.Join(fixtureDir, fx.name+".o")
+	args := append(append([]string{}, fx.args...), "-c", src, "-o", out)
+	if msg, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Skipf("%s %s: %v\n%s", fx.cc, strings.Join(args, " "), err, msg)
+	}
+	if fx.post == "zstd" {
+		z := strings.TrimSuffix(out, ".o") + "-z.o"
+		if msg, err := exec.Command("objcopy", "--compress-debug-sections=zstd", out, z).CombinedOutput(); err != nil {
+			t.Skipf("objcopy zstd: %v\n%s", err, msg)
+		}
+		out = z
+	}
+	fixtureOut[fx.name] = out
+	return out
+}

@@ -1,0 +1,167 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+
+	"github.com/dgraph-io/ristretto/v2"
+)
+
+// pageSize is the unit of the string-section cache.
+const pageSize = 4096
+
+// pageCache is the bounded cache of section pages shared by every paged
+// reader of one File: string sections, .debug_str_offsets, .debug_addr,
+// .debug_rnglists, .strtab. Keys are readerID<<40 | page number.
+type pageCache = ristretto.Cache[uint64, []byte]
+
+func newPageCache(maxBytes int64) (*pageCache, error) {
+	pages := maxBytes / pageSize
+	return ristretto.NewCache(&ristretto.Config[uint64, []byte]{
+		NumCounters:        max(pages*10, 1024),
+		MaxCost:            maxBytes,
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+}
+
+// pagedReader gives random access to a section through its pages. A section
+// that had to be materialized (decompressed, or relocated in an ET_REL file)
+// is held in mem instead.
+type pagedReader struct {
+	r     io.ReaderAt
+	size  uint64
+	mem   []byte
+	cache *pageCache
+	id    uint64
+}
+
+func newPagedReader(r io.ReaderAt, size uint64, cache *pageCache) *pagedReader {
+	return &pagedReader{r: r, size: size, cache: cache}
+}
+
+func memReader(b []byte) *pagedReader { return &pagedReader{mem: b, size: uint64(len(b))} }
+
+// page returns page n (shorter at the end of the section). The slice is
+// shared and must not be modified.
+func (p *pagedReader) page(n uint64) ([]byte, error) {
+	if p.mem != nil {
+		lo := n * pageSize
+		return p.mem[lo:min(lo+pageSize, p.size)], nil
+	}
+	key := p.id<<40 | n
+	if p.cache != nil {
+		if b, ok := p.cache.Get(key); ok {
+			return b, nil
+		}
+	}
+	lo := n * pageSize
+	b := make([]byte, min(pageSize, p.size-lo))
+	if _, err := p.r.ReadAt(b, int64(lo)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	if p.cache != nil {
+		p.cache.Set(key, b, int64(len(b)))
+	}
+	return b, nil
+}
+
+// cstring returns the NUL-terminated string at off. When the string lies in
+// one page the result shares the cached page; treat it as read-only.
+func (p *pagedReader) cstring(off uint64) ([]byte, error) {
+	if off >= p.size {
+		return nil, ErrFormat
+	}
+	if p.mem != nil {
+		i := bytes.IndexByte(p.mem[off:], 0)
+		if i < 0 {
+			return nil, ErrFormat
+		}
+		return p.mem[off : off+uint64(i)], nil
+	}
+	var out []byte
+	for n := off / pageSize; n*pageSize < p.size; n++ {
+		pg, err := p.page(n)
+		if err != nil {
+			return nil, err
+		}
+		start := uint64(0)
+		if n == off/pageSize {
+			start = off % pageSize
+		}
+		if i := bytes.IndexByte(pg[start:], 0); i >= 0 {
+			if out == nil {
+				return pg[start : start+uint64(i)], nil
+			}
+			return append(out, pg[start:start+uint64(i)]...), nil
+		}
+		out = append(out, pg[start:]...)
+	}
+	return nil, ErrFormat
+}
+
+// readAt fills dst from off.
+func (p *pagedReader) readAt(dst []byte, off uint64) error {
+	if off > p.size || p.size-off < uint64(len(dst)) {
+		return ErrFormat
+	}
+	if p.mem != nil {
+		copy(dst, p.mem[off:])
+		return nil
+	}
+	for len(dst) > 0 {
+		pg, err := p.page(off / pageSize)
+		if err != nil {
+			return err
+		}
+		n := copy(dst, pg[off%pageSize:])
+		dst = dst[n:]
+		off += uint64(n)
+	}
+	return nil
+}
+
+// uint reads an unsigned integer of size 1..8 bytes at off.
+func (p *pagedReader) uint(off uint64, size uint8, order binary.ByteOrder) (uint64, error) {
+	var b [8]byte
+	if err := p.readAt(b[:size], off); err != nil {
+		return 0, err
+	}
+	switch size {
+	case 1:
+		return uint64(b[0]), nil
+	case 2:
+		return uint64(order.Uint16(b[:])), nil
+	case 3:
+		if order == binary.BigEndian {
+			return uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2]), nil
+		}
+		return uint64(b[2])<<16 | uint64(b[1])<<8 | uint64(b[0]), nil
+	case 4:
+		return uint64(order.Uint32(b[:])), nil
+	case 8:
+		return order.Uint64(b[:]), nil
+	}
+	return 0, ErrFormat
+}
+
+// window returns up to n bytes at off, bypassing the page cache: a slice of
+// mem, or a fresh read from the file into scratch (grown as needed).
+func (p *pagedReader) window(off, n uint64, scratch []byte) ([]byte, error) {
+	if off > p.size {
+		return nil, ErrFormat
+	}
+	n = min(n, p.size-off)
+	if p.mem != nil {
+		return p.mem[off : off+n], nil
+	}
+	if uint64(cap(scratch)) < n {
+		scratch = make([]byte, n)
+	}
+	scratch = scratch[:n]
+	if _, err := p.r.ReadAt(scratch, int64(off)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return scratch, nil
+}

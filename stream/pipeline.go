@@ -1,0 +1,264 @@
+package stream
+
+import (
+	"debug/dwarf"
+	"errors"
+	"iter"
+	"sync"
+)
+
+// UnitOptions configure Units.
+type UnitOptions struct {
+	// Jobs is the number of goroutines decoding units. Units are still
+	// delivered one at a time, in file order, whatever Jobs is. 0 or 1
+	// decodes on the consumer's goroutine.
+	Jobs int
+	// LangExclude lists DW_LANG names ("rust", "c_plus_plus", ...) whose
+	// units are skipped. A unit's language is read from its unit DIE
+	// before the rest of the unit is read or decoded.
+	LangExclude []string
+	// NoTypeUnits skips the .debug_types sections (DWARF 4 type units).
+	// DW_UT_type units inside .debug_info are always delivered.
+	NoTypeUnits bool
+}
+
+// Units iterates over the units of .debug_info, then of each .debug_types
+// section, in file order. Each *CU must be released with cu.Release()
+// once the consumer is done with it; a CU is never reused before that.
+// On error the iteration yields (nil, err) once and stops. Breaking out of
+// the loop stops the decoding goroutines and frees their units.
+//
+//	for cu, err := range f.Units(stream.UnitOptions{Jobs: 2}) {
+//		if err != nil { return err }
+//		for d := range cu.Root().Children() { ... }
+//		cu.Release()
+//	}
+func (f *File) Units(opts UnitOptions) iter.Seq2[*CU, error] {
+	return func(yield func(*CU, error) bool) {
+		excl, err := parseLangs(opts.LangExclude)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if f.info == nil {
+			yield(nil, &Error{File: f.name, Err: ErrNoDWARF})
+			return
+		}
+		secs := []*SectionHeader{f.info}
+		if !opts.NoTypeUnits {
+			secs = append(secs, f.types...)
+		}
+		p := &producer{f: f, secs: secs, excl: excl}
+		defer p.close()
+		jobs := opts.Jobs
+		f.pool.Max = max(jobs, 1) + 2
+		if jobs <= 1 {
+			for {
+				cu, err := p.next()
+				if err == nil && cu == nil {
+					return
+				}
+				if err == nil {
+					err = cu.decodeRest()
+				}
+				if err != nil {
+					if cu != nil {
+						cu.Release()
+					}
+					yield(nil, fileErr(f.name, err))
+					return
+				}
+				if !yield(cu, nil) {
+					return
+				}
+			}
+		}
+		f.parallel(p, jobs, yield)
+	}
+}
+
+type job struct {
+	cu   *CU
+	err  error
+	done chan struct{}
+}
+
+var errStopped = errors.New("stopped")
+
+// parallel runs the producer on its own goroutine, decodes on jobs
+// workers, and yields in file order through a queue of at most jobs units.
+func (f *File) parallel(p *producer, jobs int, yield func(*CU, error) bool) {
+	queue := make(chan *job, jobs)
+	work := make(chan *job)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(queue)
+		defer close(work)
+		for {
+			cu, err := p.next()
+			if err == nil && cu == nil {
+				return
+			}
+			j := &job{cu: cu, err: err, done: make(chan struct{})}
+			if err != nil {
+				close(j.done)
+			}
+			select {
+			case queue <- j:
+			case <-stop:
+				if cu != nil {
+					cu.Release()
+				}
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case work <- j:
+			case <-stop:
+				j.err = errStopped
+				close(j.done)
+				return
+			}
+		}
+	}()
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				j.err = j.cu.decodeRest()
+				close(j.done)
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		for j := range queue {
+			<-j.done
+			if j.cu != nil {
+				j.cu.Release()
+			}
+		}
+		wg.Wait()
+	}()
+	for j := range queue {
+		<-j.done
+		if j.err != nil {
+			if j.cu != nil {
+				j.cu.Release()
+			}
+			yield(nil, fileErr(f.name, j.err))
+			return
+		}
+		if !yield(j.cu, nil) {
+			return
+		}
+	}
+}
+
+// producer reads units in order: header, abbreviation table, unit DIE
+// (language filter), then the body.
+type producer struct {
+	f    *File
+	secs []*SectionHeader
+	excl langSet
+	cur  *unitReader
+	i    int
+}
+
+func (p *producer) close() {
+	if p.cur != nil {
+		p.cur.close()
+		p.cur = nil
+	}
+}
+
+// next returns the next unit to decode with its bytes read and its unit DIE
+// decoded, or nil at the end.
+func (p *producer) next() (*CU, error) {
+	f := p.f
+	for {
+		if p.cur == nil {
+			if p.i >= len(p.secs) {
+				return nil, nil
+			}
+			s := p.secs[p.i]
+			ur, err := f.newUnitReader(s, s.Name == ".debug_types" || s.Name == ".zdebug_types")
+			if err != nil {
+				return nil, err
+			}
+			p.cur = ur
+			p.i++
+		}
+		u := p.cur
+		a := f.pool.Get()
+		h, have, done, err := u.head(a)
+		if err != nil || done {
+			f.pool.Put(a)
+			p.close()
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cu := &CU{f: f, arena: a, hdr: h, order: f.elf.Order, secName: u.sec.Name}
+		if cu.table, err = f.abbrevs(cu.key()); err != nil {
+			cu.Release()
+			return nil, err
+		}
+		// Peek at the unit DIE in the bytes read so far.
+		peeked := cu.decodeDIEs(h.hdrSize, true) == nil && len(a.Tags) == 1
+		if !peeked {
+			a.Tags, a.Vals = a.Tags[:0], a.Vals[:0]
+			cu.next = h.hdrSize
+		} else {
+			cu.unitAttrs()
+			if len(p.excl) > 0 && p.excl.has(cu.lang) {
+				err := u.skipUnit(&h, have)
+				cu.Release()
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if err := u.body(a, &h, have); err != nil {
+			cu.Release()
+			return nil, err
+		}
+		return cu, nil
+	}
+}
+
+// decodeRest decodes the DIEs after the unit DIE (or all of them if the
+// peek could not run).
+func (cu *CU) decodeRest() error {
+	hadRoot := len(cu.arena.Tags) == 1
+	if err := cu.decodeDIEs(cu.next, false); err != nil {
+		return err
+	}
+	if len(cu.arena.Tags) == 0 {
+		return formatErr(cu.secName, cu.hdr.off, "unit has no DIEs")
+	}
+	if !hadRoot {
+		cu.unitAttrs()
+	}
+	return nil
+}
+
+// unitAttrs reads the unit DIE's language and section bases.
+func (cu *CU) unitAttrs() {
+	r := cu.Root()
+	if v, ok := r.AttrUint(dwarf.AttrLanguage); ok {
+		cu.lang = uint16(v)
+	}
+	cu.strOffsetsBase, _ = r.AttrUint(dwarf.AttrStrOffsetsBase)
+	cu.addrBase, _ = r.AttrUint(dwarf.AttrAddrBase)
+	cu.rnglistsBase, _ = r.AttrUint(dwarf.AttrRnglistsBase)
+	cu.loclistsBase, _ = r.AttrUint(dwarf.AttrLoclistsBase)
+}
