@@ -1,0 +1,21 @@
+// Package e2e holds end-to-end tests of btfstream against real kernels.
+// It has no code outside its tests.
+//
+// The tests skip unless BTFSTREAM_KERNEL names a vmlinux with DWARF and
+// its own .BTF section, such as the one scripts/e2e-kernel.sh fetches:
+//
+//	BTFSTREAM_KERNEL=$(sh ../shared/testdata/kernel-dbg.sh cloud-amd64) go test ./e2e/ -v
+//
+// Optional variables:
+//
+//	BTFSTREAM_REF131  raw BTF of the same vmlinux made by pahole 1.31
+//	                  (default /tmp/ref/amd64-pahole131.btf when present)
+//	BTFSTREAM_BIN     a built btfstream to test (default: go build)
+//	BTFSTREAM_ELF_WRITE=1  also copy the vmlinux (~350 MB) to a temporary
+//	                  directory and exercise the in-place .BTF writer on it
+//
+// What is compared: the kernel's own .BTF was made by Debian with pahole
+// 1.30; btfstream follows pahole 1.31. The known differences between the
+// two are derived in the test from the data (see knownDiffs) rather than
+// listed, and checked against fixed counts, so any new difference fails.
+package e2e

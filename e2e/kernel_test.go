@@ -1,0 +1,286 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream"
+)
+
+// kbuildFeatures is the --btf_features list of Linux 6.12's
+// scripts/Makefile.btf for pahole >= 1.26, plus reproducible_build as the
+// reference runs used.
+const kbuildFeatures = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build"
+
+// known130to131 holds, per kernel, how many FUNCs pahole 1.31 drops
+// against Debian's 1.30 .BTF and how many FUNC_PROTOs go with them
+// (measured with pahole 1.31 built from tag v1.31, see /tmp/ref/README.txt).
+// Every other kind has the same count in both.
+var known130to131 = map[string]struct{ droppedFuncs, orphanProtos int }{
+	"vmlinux-6.12.107+deb13-cloud-amd64": {458, 200},
+}
+
+func kernelPath(t *testing.T) string {
+	t.Helper()
+	k := os.Getenv("BTFSTREAM_KERNEL")
+	if k == "" {
+		t.Skip("BTFSTREAM_KERNEL not set (scripts/e2e-kernel.sh sets it)")
+	}
+	if _, err := os.Stat(k); err != nil {
+		t.Fatalf("BTFSTREAM_KERNEL: %v", err)
+	}
+	return k
+}
+
+// ref131 returns pahole 1.31's BTF of the kernel, or nil.
+func ref131(t *testing.T, kernel string) *btf.Spec {
+	t.Helper()
+	p := os.Getenv("BTFSTREAM_REF131")
+	if p == "" && strings.HasSuffix(kernel, "-cloud-amd64") {
+		p = "/tmp/ref/amd64-pahole131.btf"
+	}
+	if p == "" {
+		return nil
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Logf("no pahole 1.31 reference (%v)", err)
+		return nil
+	}
+	s, err := btf.LoadFile(p, nil)
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	return s
+}
+
+func loadOwnBTF(t *testing.T, kernel string) *btf.Spec {
+	t.Helper()
+	s, err := btf.LoadFile(kernel, nil)
+	if err != nil {
+		t.Fatalf("the kernel's own .BTF: %v", err)
+	}
+	return s
+}
+
+// TestKernelReferenceDiff checks the harness on pahole 1.31's own output:
+// it must differ from 1.30 exactly by the derived known differences, whose
+// sizes are the recorded ones.
+func TestKernelReferenceDiff(t *testing.T) {
+	kernel := kernelPath(t)
+	ref := ref131(t, kernel)
+	if ref == nil {
+		t.Skip("no pahole 1.31 reference BTF")
+	}
+	old := loadOwnBTF(t, kernel)
+	d := deriveKnownDiff(old, namesOf(ref, btf.KindFunc))
+	t.Logf("pahole 1.31 vs 1.30: %d FUNCs dropped, %d FUNC_PROTOs orphaned\n%s", len(d.droppedFuncs), d.orphanProtos,
+		countTable([]string{"1.31", "1.30"}, kindCounts(ref), kindCounts(old)))
+	for _, e := range checkAgainst130(ref, old, d) {
+		t.Error(e)
+	}
+	if k, ok := known130to131[filepath.Base(kernel)]; ok && (k.droppedFuncs != len(d.droppedFuncs) || k.orphanProtos != d.orphanProtos) {
+		t.Errorf("derived %d dropped FUNCs / %d orphan protos, recorded %d / %d", len(d.droppedFuncs), d.orphanProtos, k.droppedFuncs, k.orphanProtos)
+	}
+}
+
+// btfstreamBin returns BTFSTREAM_BIN or a freshly built btfstream.
+func btfstreamBin(t *testing.T) string {
+	t.Helper()
+	if b := os.Getenv("BTFSTREAM_BIN"); b != "" {
+		return b
+	}
+	bin := filepath.Join(t.TempDir(), "btfstream")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/btfstream/btfstream/cmd/btfstream").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestKernelEncode encodes the kernel as kbuild would and compares the
+// result with the kernel's own .BTF (pahole 1.30) and, when present,
+// pahole 1.31's.
+func TestKernelEncode(t *testing.T) {
+	kernel := kernelPath(t)
+	bin := btfstreamBin(t)
+	out := filepath.Join(t.TempDir(), "vmlinux.btf")
+	cmd := exec.Command(bin, "-J", "-j", "--btf_features="+kbuildFeatures, "--lang_exclude=rust",
+		"--btf_encode_detached="+out, "--summary", kernel)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if strings.Contains(stderr.String(), "not implemented") {
+			t.Skipf("encoder not ready: %s", stderr.String())
+		}
+		t.Fatalf("%v: %v\n%s", cmd.Args, err, stderr.String())
+	}
+	t.Logf("%s", strings.TrimSpace(stderr.String()))
+
+	got, err := btf.LoadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Validate(); err != nil {
+		t.Fatalf("output does not validate: %v", err)
+	}
+	old := loadOwnBTF(t, kernel)
+	ref := ref131(t, kernel)
+	names, counts := []string{"btfstream", "1.30"}, []map[btf.Kind]int{kindCounts(got), kindCounts(old)}
+	if ref != nil {
+		names, counts = append(names, "1.31"), append(counts, kindCounts(ref))
+	}
+	t.Logf("\n%s", countTable(names, counts...))
+
+	d := deriveKnownDiff(old, namesOf(got, btf.KindFunc))
+	if k, ok := known130to131[filepath.Base(kernel)]; ok && (k.droppedFuncs != len(d.droppedFuncs) || k.orphanProtos != d.orphanProtos) {
+		t.Errorf("btfstream drops %d FUNCs (%d FUNC_PROTOs) of 1.30's, pahole 1.31 drops %d (%d)",
+			len(d.droppedFuncs), d.orphanProtos, k.droppedFuncs, k.orphanProtos)
+	}
+	if ref != nil {
+		rd := deriveKnownDiff(old, namesOf(ref, btf.KindFunc))
+		gotSet, refSet := map[string]int{}, map[string]int{}
+		for _, n := range d.droppedFuncs {
+			gotSet[n]++
+		}
+		for _, n := range rd.droppedFuncs {
+			refSet[n]++
+		}
+		if a, b := minus(gotSet, refSet), minus(refSet, gotSet); len(a)+len(b) > 0 {
+			t.Errorf("dropped FUNCs differ from pahole 1.31's: %d only by btfstream %s, %d only by pahole %s", len(a), head(a, 20), len(b), head(b, 20))
+		}
+	}
+	for _, e := range checkAgainst130(got, old, d) {
+		t.Error(e)
+	}
+}
+
+// TestKernelELFWriter exercises the in-place .BTF writer on a copy of the
+// kernel: its .BTF lies in a segment, so only data that fits may go there.
+func TestKernelELFWriter(t *testing.T) {
+	kernel := kernelPath(t)
+	if os.Getenv("BTFSTREAM_ELF_WRITE") == "" {
+		t.Skip("set BTFSTREAM_ELF_WRITE=1 to copy the kernel and rewrite its .BTF")
+	}
+	dir := t.TempDir()
+	cp := filepath.Join(dir, "vmlinux")
+	copyFile(t, kernel, cp)
+	origSum := fileSum(t, cp)
+	phdrs := readelf(t, "-lW", cp)
+	f, _ := os.Open(kernel)
+	raw, err := btf.ELFSection(f, ".BTF")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same bytes back: the file must not change at all.
+	if err := stream.WriteELFSection(cp, ".BTF", raw); err != nil {
+		t.Fatal(err)
+	}
+	if fileSum(t, cp) != origSum {
+		t.Fatal("rewriting .BTF with its own bytes changed the file")
+	}
+
+	// Smaller data (pahole 1.31's output is 20 kB smaller) goes in place.
+	if ref := ref131(t, kernel); ref != nil {
+		small := ref.Marshal()
+		if err := stream.WriteELFSection(cp, ".BTF", small); err != nil {
+			t.Fatal(err)
+		}
+		readelf(t, "-lSW", cp)
+		if got := readelf(t, "-lW", cp); got != phdrs {
+			t.Error("program headers changed")
+		}
+		ef, err := elf.Open(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := ef.Section(".BTF").Data()
+		ef.Close()
+		if !bytes.Equal(b, small) {
+			t.Error(".BTF does not read back")
+		}
+	}
+
+	// Larger data than the segment has room for: refused, file intact.
+	before := fileSum(t, cp)
+	big := append(append([]byte{}, raw...), make([]byte, 64<<10)...)
+	err = stream.WriteELFSection(cp, ".BTF", big)
+	if !errors.Is(err, stream.ErrSectionFull) {
+		t.Fatalf("err %v, want ErrSectionFull", err)
+	}
+	t.Logf("refused: %v", err)
+	if fileSum(t, cp) != before {
+		t.Error("refused write changed the file")
+	}
+
+	// A new non-allocated section: the append path on a large file.
+	if err := stream.WriteELFSection(cp, ".BTF.e2e", raw); err != nil {
+		t.Fatal(err)
+	}
+	readelf(t, "-lSW", cp)
+	if got := readelf(t, "-lW", cp); got != phdrs {
+		t.Error("program headers changed by appending a section")
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, ".*btfstream-*"))
+	if len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileSum(t *testing.T, p string) string {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// readelf runs readelf with flag on p and fails on any warning.
+func readelf(t *testing.T, flag, p string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command("readelf", flag, p)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("readelf %s: %v\n%s", flag, err, stderr.String())
+	}
+	// The file name is in the output of -S; keep only the tables.
+	return strings.ReplaceAll(string(out), p, "FILE")
+}
