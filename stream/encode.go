@@ -1,11 +1,129 @@
 package stream
 
 import (
+	"debug/elf"
 	"errors"
+	"fmt"
 
 	"github.com/btfstream/btfstream/btf"
 )
 
+// encodeLangs maps pahole's --lang_exclude names (dwarves.c lang__str2int,
+// the DW_LANG_ suffix in lower case) to DW_LANG codes.
+var encodeLangs = map[string]int64{
+	"c89": 0x01, "c": 0x02, "ada83": 0x03, "c_plus_plus": 0x04, "cobol74": 0x05,
+	"cobol85": 0x06, "fortran77": 0x07, "fortran90": 0x08, "pascal83": 0x09,
+	"modula2": 0x0a, "java": 0x0b, "c99": 0x0c, "ada95": 0x0d, "fortran95": 0x0e,
+	"pli": 0x0f, "objc": 0x10, "objc_plus_plus": 0x11, "upc": 0x12, "d": 0x13,
+	"python": 0x14, "opencl": 0x15, "go": 0x16, "modula3": 0x17, "haskell": 0x18,
+	"c_plus_plus_03": 0x19, "c_plus_plus_11": 0x1a, "ocaml": 0x1b, "rust": 0x1c,
+	"c11": 0x1d, "swift": 0x1e, "julia": 0x1f, "dylan": 0x20,
+	"c_plus_plus_14": 0x21, "fortran03": 0x22, "fortran08": 0x23,
+	"renderscript": 0x24, "bliss": 0x25, "mips_assembler": 0x8001,
+}
+
+// encoder holds the state of one EncodeFile run.
+type encoder struct {
+	opts  EncodeOptions
+	f     *elf.File
+	out   *btf.Spec
+	idx   indexState
+	funcs funcCtx
+	vars  *varCtx
+	stats EncodeStats
+	skip  map[int64]bool
+}
+
 func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error) {
-	return nil, EncodeStats{}, errors.New("encode: not implemented yet")
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, EncodeStats{}, err
+	}
+	defer f.Close()
+	e := &encoder{opts: opts, f: f, skip: map[int64]bool{}}
+	for _, l := range opts.LangExclude {
+		code, ok := encodeLangs[l]
+		if !ok {
+			return nil, EncodeStats{}, fmt.Errorf("%w: %q", ErrUnknownLanguage, l)
+		}
+		e.skip[code] = true
+	}
+	if opts.Base != nil {
+		e.out = btf.NewSplitSpec(opts.Base)
+	} else {
+		e.out = btf.NewSpec()
+	}
+	if f.ByteOrder.String() == "BigEndian" {
+		e.out.ByteOrder = f.ByteOrder
+	}
+	if err := e.run(path); err != nil {
+		return nil, e.stats, err
+	}
+	for id := e.out.FirstID(); id < e.out.NextID(); id++ {
+		e.stats.KindCounts[e.out.Kind(id)]++
+		e.stats.Types++
+	}
+	return e.out, e.stats, nil
+}
+
+func (e *encoder) run(path string) error {
+	f := e.f
+	syms, err := f.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	feat := e.opts.Features
+	e.funcs.elfs = collectELFFuncs(syms)
+	e.funcs.locs = newLocLists(f)
+	e.funcs.v5 = e.funcs.locs.loclists != nil && e.funcs.locs.loc == nil
+	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine)
+	e.funcs.declTags = feat.Has(FeatDeclTag)
+	if feat.Has(FeatDeclTagKfuncs) {
+		if err := markKfuncs(f, syms, e.funcs.elfs); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	e.vars = newVarCtx(f, syms, feat, e.opts.Verbose)
+	src, err := newEncSource(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	addr := uint32(8)
+	if f.Class == elf.ELFCLASS32 {
+		addr = 4
+	}
+	le := f.ByteOrder.String() == "LittleEndian"
+	for {
+		t, err := src.next()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if t == nil {
+			break
+		}
+		if e.skip[t.lang] {
+			e.stats.SkippedCUs++
+			continue
+		}
+		e.stats.CUs++
+		c := newCUConv(t, e.out, feat, le, addr)
+		c.collect()
+		if err := c.emit(&e.idx); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		c.emitDeclTags()
+		e.funcs.saveFuncs(c, 0)
+		if feat.Has(FeatVar) || feat.Has(FeatGlobalVar) {
+			n, err := e.vars.encodeVars(c, f, feat.Has(FeatDeclTag))
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			e.stats.Vars += n
+		}
+	}
+	added, dropped := e.funcs.emitFuncs(e.out, feat.Has(FeatConsistentFunc),
+		feat.Has(FeatDeclTagKfuncs) && feat.Has(FeatDeclTag))
+	e.stats.Funcs, e.stats.DroppedFuncs = added, dropped
+	e.vars.emitDatasecs(e.out)
+	return nil
 }

@@ -1,0 +1,195 @@
+package stream
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+const percpuSection = ".data..percpu"
+
+// varSection is one ELF section as the variable encoder sees it.
+type varSection struct {
+	name    string
+	addr    uint64
+	size    uint64
+	typ     elf.SectionType
+	include bool
+	entries []btf.VarSecinfo
+}
+
+// varCtx is the per-file state for variables: sections, the names of
+// STT_OBJECT symbols per section (for the address-0 check), and the
+// DATASEC entries collected so far.
+type varCtx struct {
+	secs    []varSection
+	objects map[string][]uint32 // symbol name -> section indices of STT_OBJECT symbols
+	force   bool
+	verbose func(string)
+}
+
+func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(string)) *varCtx {
+	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: map[string][]uint32{}}
+	for _, s := range f.Sections {
+		v := varSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type}
+		v.include = feat.Has(FeatGlobalVar) || (s.Name == percpuSection && feat.Has(FeatVar))
+		vc.secs = append(vc.secs, v)
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
+			vc.objects[s.Name] = append(vc.objects[s.Name], uint32(s.Section))
+		}
+	}
+	return vc
+}
+
+// section returns the first PROGBITS/NOBITS section holding addr (0: none).
+func (vc *varCtx) section(addr uint64) int {
+	for i := 1; i < len(vc.secs); i++ {
+		s := &vc.secs[i]
+		if s.typ != elf.SHT_PROGBITS && s.typ != elf.SHT_NOBITS {
+			continue
+		}
+		if s.addr <= addr && addr-s.addr < s.size {
+			return i
+		}
+	}
+	return 0
+}
+
+var varSkipPrefixes = []string{"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"}
+
+func btfNameValid(s string) bool {
+	if s == "" || len(s) >= 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// varAddr is pahole's dwarf__location for a variable: the address of a
+// DW_OP_addr (the index of a DW_OP_addrx) first operation.
+func varAddr(t *encTree, v int32, addrSize int, order interface{ Uint64([]byte) uint64; Uint32([]byte) uint32 }) (uint64, bool) {
+	loc, ok := t.nodes[v].e.Val(dwarf.AttrLocation).([]byte)
+	if !ok || len(loc) == 0 {
+		return 0, false
+	}
+	switch loc[0] {
+	case opAddr:
+		if len(loc) < 1+addrSize {
+			return 0, false
+		}
+		if addrSize == 8 {
+			return order.Uint64(loc[1:]), true
+		}
+		return uint64(order.Uint32(loc[1:])), true
+	case opAddrx:
+		x, _ := uleb(loc[1:])
+		return x, true
+	}
+	return 0, false
+}
+
+// encodeVars adds the unit's VARs (and their DECL_TAGs) as pahole's
+// btf_encoder__encode_cu_variables, recording DATASEC entries.
+func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error) {
+	t := c.t
+	strs := c.out.Strings()
+	n := 0
+	for _, v := range c.vars {
+		spec := t.ref(v, dwarf.AttrSpecification)
+		if t.has(v, dwarf.AttrDeclaration) && spec < 0 {
+			continue
+		}
+		if t.has(v, dwarf.AttrArtificial) || t.has(v, dwarf.AttrDeclaration) {
+			continue
+		}
+		addr, ok := varAddr(t, v, int(c.addr), f.ByteOrder)
+		if !ok {
+			continue
+		}
+		shndx := vc.section(addr)
+		if shndx == 0 || !vc.secs[shndx].include {
+			continue
+		}
+		addr -= vc.secs[shndx].addr
+		d := v
+		if spec >= 0 {
+			d = spec
+		}
+		if !t.has(d, dwarf.AttrName) {
+			continue
+		}
+		name := t.str(d, dwarf.AttrName)
+		skip := false
+		for _, p := range varSkipPrefixes {
+			if strings.HasPrefix(name, p) {
+				skip = true
+			}
+		}
+		if skip {
+			continue
+		}
+		if addr == 0 && !slices.Contains(vc.objects[name], uint32(shndx)) {
+			continue
+		}
+		if !btfNameValid(name) {
+			if vc.force {
+				continue
+			}
+			return n, &encError{t.where(v), fmt.Sprintf("invalid variable name %q (use encode_force)", name)}
+		}
+		typ := c.typeOf(d)
+		if typ == 0 {
+			if vc.force {
+				continue
+			}
+			return n, &encError{t.where(v), fmt.Sprintf("variable %q has void type", name)}
+		}
+		size := c.size(t.ref(d, dwarf.AttrType), 0)
+		if size == 0 || size > 0xffffffff || addr > 0xffffffff {
+			continue
+		}
+		linkage := uint32(btf.LinkageStatic)
+		if t.flag(d, dwarf.AttrExternal) {
+			linkage = btf.LinkageGlobal
+		}
+		id := c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindVar, 0, false), SizeOrType: uint32(typ)}, linkage)
+		n++
+		if declTags {
+			t.children(d, func(a int32) { c.declTag(a, id, -1, strs) })
+		}
+		vc.secs[shndx].entries = append(vc.secs[shndx].entries, btf.VarSecinfo{Type: id, Offset: uint32(addr), Size: uint32(size)})
+	}
+	return n, nil
+}
+
+// emitDatasecs appends one DATASEC per section with variables, in section
+// order, entries sorted by offset.
+func (vc *varCtx) emitDatasecs(out *btf.Spec) {
+	strs := out.Strings()
+	for i := range vc.secs {
+		s := &vc.secs[i]
+		if len(s.entries) == 0 {
+			continue
+		}
+		slices.SortStableFunc(s.entries, func(a, b btf.VarSecinfo) int { return int(int64(a.Offset) - int64(b.Offset)) })
+		last := s.entries[len(s.entries)-1]
+		words := make([]uint32, 0, 3*len(s.entries))
+		for _, e := range s.entries {
+			words = append(words, uint32(e.Type), e.Offset, e.Size)
+		}
+		out.Add(btf.Type{NameOff: strs.Add(s.name), Info: btf.MakeInfo(btf.KindDatasec, uint32(len(s.entries)), false), SizeOrType: last.Offset + last.Size}, words...)
+		s.entries = nil
+	}
+}
