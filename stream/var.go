@@ -3,6 +3,7 @@ package stream
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,12 +29,25 @@ type varSection struct {
 type varCtx struct {
 	secs    []varSection
 	objects map[string][]uint32 // symbol name -> section indices of STT_OBJECT symbols
+	// rel is set for ET_REL files, whose sections all start at address 0:
+	// there libdwfl lays the SHF_ALLOC sections out before pahole looks
+	// addresses up, which amounts to finding a variable's section through
+	// its symbol. objAddr holds each STT_OBJECT symbol's value.
+	rel     bool
+	addrs   *addrTable
+	objAddr map[string][]uint64
 	force   bool
 	verbose func(string)
 }
 
 func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(string)) *varCtx {
-	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: map[string][]uint32{}}
+	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: map[string][]uint32{},
+		rel: f.Type == elf.ET_REL, objAddr: map[string][]uint64{}}
+	size := 8
+	if f.Class == elf.ELFCLASS32 {
+		size = 4
+	}
+	vc.addrs = newAddrTable(f, syms, size)
 	for _, s := range f.Sections {
 		v := varSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type}
 		v.include = feat.Has(FeatGlobalVar) || (s.Name == percpuSection && feat.Has(FeatVar))
@@ -42,6 +56,7 @@ func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(strin
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
 			vc.objects[s.Name] = append(vc.objects[s.Name], uint32(s.Section))
+			vc.objAddr[s.Name] = append(vc.objAddr[s.Name], s.Value)
 		}
 	}
 	return vc
@@ -56,6 +71,16 @@ func (vc *varCtx) section(addr uint64) int {
 		}
 		if s.addr <= addr && addr-s.addr < s.size {
 			return i
+		}
+	}
+	return 0
+}
+
+// relSection finds the section of an ET_REL variable through its symbol.
+func (vc *varCtx) relSection(name string, off uint64) int {
+	for i, a := range vc.objAddr[name] {
+		if a == off {
+			return int(vc.objects[name][i])
 		}
 	}
 	return 0
@@ -79,7 +104,7 @@ func btfNameValid(s string) bool {
 
 // varAddr is pahole's dwarf__location for a variable: the address of a
 // DW_OP_addr (the index of a DW_OP_addrx) first operation.
-func varAddr(t *encTree, v int32, addrSize int, order interface{ Uint64([]byte) uint64; Uint32([]byte) uint32 }) (uint64, bool) {
+func varAddr(t *encTree, v int32, addrSize int, at *addrTable, order binary.ByteOrder) (uint64, bool) {
 	loc, ok := t.nodes[v].e.Val(dwarf.AttrLocation).([]byte)
 	if !ok || len(loc) == 0 {
 		return 0, false
@@ -95,7 +120,7 @@ func varAddr(t *encTree, v int32, addrSize int, order interface{ Uint64([]byte) 
 		return uint64(order.Uint32(loc[1:])), true
 	case opAddrx:
 		x, _ := uleb(loc[1:])
-		return x, true
+		return at.lookup(addrBase(t), x)
 	}
 	return 0, false
 }
@@ -114,23 +139,28 @@ func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error)
 		if t.has(v, dwarf.AttrArtificial) || t.has(v, dwarf.AttrDeclaration) {
 			continue
 		}
-		addr, ok := varAddr(t, v, int(c.addr), f.ByteOrder)
+		addr, ok := varAddr(t, v, int(c.addr), vc.addrs, f.ByteOrder)
 		if !ok {
 			continue
 		}
-		shndx := vc.section(addr)
-		if shndx == 0 || !vc.secs[shndx].include {
-			continue
-		}
-		addr -= vc.secs[shndx].addr
 		d := v
 		if spec >= 0 {
 			d = spec
 		}
+		name := t.str(d, dwarf.AttrName)
+		var shndx int
+		if vc.rel {
+			shndx = vc.relSection(name, addr)
+		} else {
+			shndx = vc.section(addr)
+		}
+		if shndx == 0 || !vc.secs[shndx].include {
+			continue
+		}
+		addr -= vc.secs[shndx].addr
 		if !t.has(d, dwarf.AttrName) {
 			continue
 		}
-		name := t.str(d, dwarf.AttrName)
 		skip := false
 		for _, p := range varSkipPrefixes {
 			if strings.HasPrefix(name, p) {
