@@ -1,0 +1,330 @@
+package dedup
+
+import (
+	"slices"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// batchState is the working set of one AddBatch, freed when it returns.
+// Every slice is indexed by the batch-local index i = id - t0.
+type batchState struct {
+	d  *Incremental
+	b  *btf.Spec
+	t0 uint32
+	n  int
+	bs strView // the batch's strings
+	ts strView // the table's (and base's) strings
+
+	res   []uint32 // class of i: an existing id, or t0+creator for a new class; none until resolved
+	bhash []uint64 // structural hash
+	btag  []uint64 // tag parents mix in
+	fin   []bool
+	idx   []uint32 // Tarjan dfs number; none once the SCC is done; final id of creators in commit
+	low   []uint32 // Tarjan lowlink
+	aux   []uint32 // hypothetical class during a walk; position in R during refinement
+	bnext []uint32 // batch index chain (local index + 1)
+
+	bindex  map[uint64]uint32 // hash -> creator local index + 1
+	scc     []uint32
+	touched []uint32
+	pairs   []uint32
+	creator []uint32 // refinement scratch
+}
+
+func (d *Incremental) newBatchState(b *btf.Spec, t0 uint32) *batchState {
+	n := b.Len()
+	st := &batchState{
+		d: d, b: b, t0: t0, n: n,
+		bs:     viewOf(b.Strings()),
+		ts:     viewOf(d.table.Strings()),
+		res:    make([]uint32, n),
+		bhash:  make([]uint64, n),
+		btag:   make([]uint64, n),
+		fin:    make([]bool, n),
+		idx:    make([]uint32, n),
+		low:    make([]uint32, n),
+		aux:    make([]uint32, n),
+		bnext:  make([]uint32, n),
+		bindex: make(map[uint64]uint32),
+	}
+	for i := range st.res {
+		st.res[i] = none
+		st.aux[i] = none
+	}
+	return st
+}
+
+// nodeOf returns a view of any id: existing ids through the table, batch
+// ids through the batch.
+func (st *batchState) nodeOf(id uint32) node {
+	if id < st.t0 {
+		return node{st.d.table.Type(btf.TypeID(id)), st.d.table.Extra(btf.TypeID(id)), &st.ts}
+	}
+	return node{st.b.Type(btf.TypeID(id)), st.b.Extra(btf.TypeID(id)), &st.bs}
+}
+
+// resolve returns the class of id, or none for an unresolved batch type.
+func (st *batchState) resolve(id uint32) uint32 {
+	if id < st.t0 {
+		return st.d.canonEx(id)
+	}
+	return st.res[id-st.t0]
+}
+
+func (st *batchState) tagOf(id uint32) uint64 {
+	if id < st.t0 {
+		return st.d.tag[id]
+	}
+	return st.btag[id-st.t0]
+}
+
+func (st *batchState) finOf(id uint32) bool {
+	if id < st.t0 {
+		return st.d.fin[id]
+	}
+	return st.fin[id-st.t0]
+}
+
+func (st *batchState) hashOf(id uint32) uint64 {
+	if id < st.t0 {
+		return st.d.hash[id]
+	}
+	return st.bhash[id-st.t0]
+}
+
+// candChild returns the class of edge j of a class c (an existing id, or a
+// creator of this batch, whose edges are all resolved).
+func (st *batchState) candChild(c uint32, j int) uint32 {
+	n := st.nodeOf(c)
+	return st.resolve(refAt(n.t, n.w, j))
+}
+
+// run finds the strongly connected components of the batch (edges into
+// the table are already resolved) with an iterative Tarjan, and resolves
+// each as it completes: Tarjan emits components children first.
+func (st *batchState) run() {
+	var callN, callJ []uint32
+	counter := uint32(0)
+	push := func(v uint32) {
+		counter++
+		st.idx[v], st.low[v] = counter, counter
+		st.scc = append(st.scc, v)
+		callN = append(callN, v)
+		callJ = append(callJ, 0)
+	}
+	for root := 0; root < st.n; root++ {
+		if st.idx[root] != 0 {
+			continue
+		}
+		push(uint32(root))
+		for len(callN) > 0 {
+			top := len(callN) - 1
+			v := callN[top]
+			t, w := st.b.Type(btf.TypeID(st.t0+v)), st.b.Extra(btf.TypeID(st.t0+v))
+			if j := int(callJ[top]); j < numRefs(t, w) {
+				callJ[top]++
+				c := refAt(t, w, j)
+				if c < st.t0 {
+					continue
+				}
+				ci := c - st.t0
+				if st.idx[ci] == 0 {
+					push(ci)
+				} else if st.idx[ci] != none && st.idx[ci] < st.low[v] {
+					st.low[v] = st.idx[ci]
+				}
+				continue
+			}
+			callN, callJ = callN[:top], callJ[:top]
+			if top > 0 {
+				if p := callN[top-1]; st.low[v] < st.low[p] {
+					st.low[p] = st.low[v]
+				}
+			}
+			if st.low[v] == st.idx[v] {
+				k := len(st.scc) - 1
+				for st.scc[k] != v {
+					k--
+				}
+				members := st.scc[k:]
+				for _, m := range members {
+					st.idx[m] = none
+				}
+				st.component(members)
+				st.scc = st.scc[:k]
+			}
+		}
+	}
+}
+
+// component resolves one strongly connected component whose outgoing
+// edges are all resolved.
+func (st *batchState) component(members []uint32) {
+	if len(members) == 1 && !st.selfLoop(members[0]) {
+		st.single(members[0])
+		return
+	}
+	slices.Sort(members)
+	for _, m := range members {
+		st.btag[m] = labelHash(st.nodeOf(st.t0 + m))
+		st.fin[m] = false
+	}
+	for _, m := range members {
+		n := st.nodeOf(st.t0 + m)
+		h := st.btag[m]
+		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
+		}
+		st.bhash[m] = finalize(h)
+		if st.d.neverMerged(n.t.Kind()) {
+			st.newClass(m, false)
+		}
+	}
+	// (a) members equivalent to an existing class, found by walking both
+	// graphs in step under a hypothetical mapping.
+	for _, m := range members {
+		if st.res[m] != none {
+			continue
+		}
+		h := st.bhash[m]
+		for c := st.d.index[h]; c != 0 && st.res[m] == none; c = st.d.next[c] {
+			st.walk(m, c)
+		}
+		for e := st.bindex[h]; e != 0 && st.res[m] == none; e = st.bnext[e-1] {
+			st.walk(m, st.t0+e-1)
+		}
+	}
+	// (b) the rest are new; partition refinement finds which of them are
+	// equivalent to each other.
+	r := members[:0:0]
+	for _, m := range members {
+		if st.res[m] == none {
+			r = append(r, m)
+		}
+	}
+	if len(r) > 0 {
+		st.refine(r)
+	}
+}
+
+func (st *batchState) selfLoop(v uint32) bool {
+	n := st.nodeOf(st.t0 + v)
+	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+		if refAt(n.t, n.w, j) == st.t0+v {
+			return true
+		}
+	}
+	return false
+}
+
+// single resolves a component of one type outside any cycle: its edges are
+// resolved, so a hash lookup and a direct comparison decide.
+func (st *batchState) single(v uint32) {
+	n := st.nodeOf(st.t0 + v)
+	lh := labelHash(n)
+	h, fin := lh, true
+	k := numRefs(n.t, n.w)
+	for j := 0; j < k; j++ {
+		c := refAt(n.t, n.w, j)
+		h = mix(h, st.tagOf(c))
+		fin = fin && st.finOf(c)
+	}
+	h = finalize(h)
+	st.bhash[v], st.fin[v] = h, fin
+	if fin {
+		st.btag[v] = h
+	} else {
+		st.btag[v] = lh
+	}
+	if st.d.neverMerged(n.t.Kind()) {
+		st.newClass(v, false)
+		return
+	}
+	same := func(c uint32) bool {
+		cn := st.nodeOf(c)
+		if !labelEq(n, cn) {
+			return false
+		}
+		for j := 0; j < k; j++ {
+			if st.resolve(refAt(n.t, n.w, j)) != st.resolve(refAt(cn.t, cn.w, j)) {
+				return false
+			}
+		}
+		return true
+	}
+	for c := st.d.index[h]; c != 0; c = st.d.next[c] {
+		if same(c) {
+			st.res[v] = c
+			return
+		}
+	}
+	for e := st.bindex[h]; e != 0; e = st.bnext[e-1] {
+		if same(st.t0 + e - 1) {
+			st.res[v] = st.t0 + e - 1
+			return
+		}
+	}
+	st.newClass(v, true)
+}
+
+// newClass makes v the creator of a new class.
+func (st *batchState) newClass(v uint32, indexed bool) {
+	st.res[v] = st.t0 + v
+	if indexed {
+		h := st.bhash[v]
+		st.bnext[v] = st.bindex[h]
+		st.bindex[h] = v + 1
+	}
+}
+
+// walk checks whether batch type v (in the current component) is
+// equivalent to class c by walking both graphs in step, mapping each batch
+// type met to the class met at the same place. Classes are pairwise
+// inequivalent, so an equivalent type has exactly one possible image and
+// the first conflict proves inequivalence. On success every mapped pair is
+// an equivalence and becomes final; on failure the mapping is undone.
+func (st *batchState) walk(v, c uint32) bool {
+	st.touched = st.touched[:0]
+	st.pairs = append(st.pairs[:0], st.t0+v, c)
+	ok := true
+	for ok && len(st.pairs) > 0 {
+		k := len(st.pairs) - 2
+		x, y := st.pairs[k], st.pairs[k+1]
+		st.pairs = st.pairs[:k]
+		if x < st.t0 {
+			ok = st.d.canonEx(x) == y
+			continue
+		}
+		xi := x - st.t0
+		if r := st.res[xi]; r != none {
+			ok = r == y
+			continue
+		}
+		if a := st.aux[xi]; a != none {
+			ok = a == y
+			continue
+		}
+		if st.bhash[xi] != st.hashOf(y) {
+			ok = false
+			break
+		}
+		st.aux[xi] = y
+		st.touched = append(st.touched, xi)
+		nx, ny := st.nodeOf(x), st.nodeOf(y)
+		if !labelEq(nx, ny) || st.d.neverMerged(nx.t.Kind()) {
+			ok = false
+			break
+		}
+		for j, n := 0, numRefs(nx.t, nx.w); j < n; j++ {
+			st.pairs = append(st.pairs, refAt(nx.t, nx.w, j), st.resolve(refAt(ny.t, ny.w, j)))
+		}
+	}
+	for _, xi := range st.touched {
+		if ok {
+			st.res[xi] = st.aux[xi]
+		}
+		st.aux[xi] = none
+	}
+	return ok
+}

@@ -1,0 +1,179 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// Comparison is the result of Compare: the equivalence classes of the
+// disjoint union of two BTFs (VAR and DATASEC included, compared like any
+// other type) and, per class, how many more types A has than B.
+type Comparison struct {
+	A, B   *btf.Spec
+	classA []uint32 // by A local index: class (a local index in the union)
+	classB []uint32
+	delta  []int32 // by class: members in A minus members in B
+	n      uint32  // types in the union; class n+id is base type id
+	d      *Incremental
+}
+
+// Compare computes the complete equivalence over the disjoint union of a
+// and b, independent of ids and order. Both must be base BTF, or split
+// BTF over the same base.
+func Compare(a, b *btf.Spec) (*Comparison, error) {
+	if a.Base() != b.Base() {
+		return nil, fmt.Errorf("dedup: compare: A and B have different bases")
+	}
+	for _, s := range []*btf.Spec{a, b} {
+		if err := checkRefs(s); err != nil {
+			return nil, err
+		}
+	}
+	d, err := newIncremental(a.Base(), true)
+	if err != nil {
+		return nil, err
+	}
+	t0 := uint32(d.NextID())
+	u := d.NewBatch()
+	u.Grow(a.Len()+b.Len(), 0)
+	copyIn := func(s *btf.Spec, shift uint32) {
+		v := viewOf(s.Strings())
+		ust := u.Strings()
+		first := uint32(s.FirstID())
+		ref := func(c uint32) uint32 {
+			if c < first {
+				return c
+			}
+			return c - first + t0 + shift
+		}
+		str := func(off uint32) uint32 { return uint32(ust.AddBytes(v.bytes(off))) }
+		var w []uint32
+		for id := s.FirstID(); id < s.NextID(); id++ {
+			t := s.Type(id)
+			w = append(w[:0], s.Extra(id)...)
+			mapWords(&t, w, ref, str)
+			u.Add(t, w...)
+		}
+	}
+	copyIn(a, 0)
+	copyIn(b, uint32(a.Len()))
+	st := d.newBatchState(u, t0)
+	st.run()
+	n := uint32(u.Len())
+	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d}
+	class := func(i int) uint32 {
+		if r := st.res[i]; r >= t0 {
+			return r - t0
+		} else {
+			return n + r // equivalent to a base type
+		}
+	}
+	c.classA = make([]uint32, a.Len())
+	for i := range c.classA {
+		c.classA[i] = class(i)
+		c.delta[c.classA[i]]++
+	}
+	c.classB = make([]uint32, b.Len())
+	for i := range c.classB {
+		c.classB[i] = class(a.Len() + i)
+		c.delta[c.classB[i]]--
+	}
+	return c, nil
+}
+
+// Equal reports whether A and B hold the same multiset of types.
+func (c *Comparison) Equal() bool {
+	for _, d := range c.delta {
+		if d != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Unmatched returns the types of A and of B that have no counterpart on
+// the other side (for a class with n more members in A, its last n A
+// members; likewise for B).
+func (c *Comparison) Unmatched() (onlyA, onlyB []btf.TypeID) {
+	left := make([]int32, len(c.delta))
+	copy(left, c.delta)
+	for i := len(c.classA) - 1; i >= 0; i-- {
+		if k := c.classA[i]; left[k] > 0 {
+			left[k]--
+			onlyA = append(onlyA, c.A.FirstID()+btf.TypeID(i))
+		}
+	}
+	for i := len(c.classB) - 1; i >= 0; i-- {
+		if k := c.classB[i]; left[k] < 0 {
+			left[k]++
+			onlyB = append(onlyB, c.B.FirstID()+btf.TypeID(i))
+		}
+	}
+	reverse(onlyA)
+	reverse(onlyB)
+	return onlyA, onlyB
+}
+
+func reverse(s []btf.TypeID) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// classOf returns the class of an id of A (side 0) or B (side 1); ids below
+// the local range (void, base) have the classes past the union.
+func (c *Comparison) classOf(side int, id btf.TypeID) uint32 {
+	s, cl := c.A, c.classA
+	if side == 1 {
+		s, cl = c.B, c.classB
+	}
+	if id < s.FirstID() {
+		return c.n + c.d.canonEx(uint32(id))
+	}
+	return cl[id-s.FirstID()]
+}
+
+// Explain says how type a of A differs from type b of B, naming the first
+// difference: a label field, or an edge leading to inequivalent types.
+func (c *Comparison) Explain(a, b btf.TypeID) string {
+	ta, tb := c.A.Type(a), c.B.Type(b)
+	switch {
+	case c.classOf(0, a) == c.classOf(1, b):
+		return "equivalent"
+	case ta.Kind() != tb.Kind():
+		return fmt.Sprintf("kind %s vs %s", ta.Kind(), tb.Kind())
+	case c.A.Name(a) != c.B.Name(b):
+		return fmt.Sprintf("name '%s' vs '%s'", c.A.Name(a), c.B.Name(b))
+	case ta.Vlen() != tb.Vlen():
+		return fmt.Sprintf("vlen %d vs %d", ta.Vlen(), tb.Vlen())
+	case ta.KindFlag() != tb.KindFlag():
+		return fmt.Sprintf("kind_flag %v vs %v", ta.KindFlag(), tb.KindFlag())
+	case ta.Kind().HasSize() && ta.Size() != tb.Size():
+		return fmt.Sprintf("size %d vs %d", ta.Size(), tb.Size())
+	}
+	va, vb := viewOf(c.A.Strings()), viewOf(c.B.Strings())
+	if !labelEq(node{ta, c.A.Extra(a), &va}, node{tb, c.B.Extra(b), &vb}) {
+		return fmt.Sprintf("contents differ: %s vs %s", FormatType(c.A, a), FormatType(c.B, b))
+	}
+	wa, wb := c.A.Extra(a), c.B.Extra(b)
+	for j, n := 0, numRefs(ta, wa); j < n; j++ {
+		x, y := btf.TypeID(refAt(ta, wa, j)), btf.TypeID(refAt(tb, wb, j))
+		if c.classOf(0, x) != c.classOf(1, y) {
+			return fmt.Sprintf("%s differs: %s vs %s", edgeName(c.A, a, j), FormatType(c.A, x), FormatType(c.B, y))
+		}
+	}
+	return "differs"
+}
+
+// Counterpart returns the unmatched type of the other side that has the
+// same kind and name as id (side 0: id is in A), or 0.
+func Counterpart(s *btf.Spec, id btf.TypeID, other *btf.Spec, candidates []btf.TypeID) btf.TypeID {
+	k, name := s.Kind(id), s.Name(id)
+	for _, o := range candidates {
+		if other.Kind(o) == k && other.Name(o) == name {
+			return o
+		}
+	}
+	return 0
+}

@@ -1,0 +1,165 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+const none = ^uint32(0)
+
+// Remap translates the ids of one input (a batch, or the table before
+// Finish) to the ids they got. Ids below First are not part of that input
+// (void, base types, types of earlier batches) and map to themselves.
+type Remap struct {
+	First btf.TypeID
+	IDs   []btf.TypeID // IDs[id-First]
+}
+
+// Map returns the new id of id.
+func (r Remap) Map(id btf.TypeID) btf.TypeID {
+	if id < r.First || int(id-r.First) >= len(r.IDs) {
+		return id
+	}
+	return r.IDs[id-r.First]
+}
+
+// Incremental is a deduplicated type table that grows batch by batch. See
+// the package documentation for the algorithm and the contract.
+//
+// Per table (and base) id it keeps the structural hash, the tag its parents
+// mix into their hashes, a finiteness flag and an index chain link: 21 bytes
+// per canonical type plus one map entry, next to the types themselves.
+type Incremental struct {
+	base  *btf.Spec
+	table *btf.Spec
+
+	hash  []uint64 // by id: structural hash (index key)
+	tag   []uint64 // by id: what a parent mixes in for this child
+	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
+	next  []uint32 // by id: next older id in the same index chain, 0 ends
+	index map[uint64]uint32
+	canon []uint32 // by base id: class representative; nil when the base has no duplicates
+
+	mergeAll bool // diff: VAR and DATASEC merge like any other type
+	done     bool
+}
+
+// voidTag is what a reference to void (id 0) contributes to a hash.
+const voidTag = 0x766f6964766f6964
+
+// NewIncremental returns an empty table. With a base (vmlinux, when
+// deduplicating a module), batches are deduplicated against the base's
+// types, which are never changed; the table then holds split BTF.
+func NewIncremental(base *btf.Spec) (*Incremental, error) {
+	return newIncremental(base, false)
+}
+
+func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
+	d := &Incremental{base: base, mergeAll: mergeAll, index: make(map[uint64]uint32)}
+	d.hash = []uint64{voidTag}
+	d.tag = []uint64{voidTag}
+	d.fin = []bool{true}
+	d.next = []uint32{0}
+	if base == nil {
+		d.table = btf.NewSpec()
+		return d, nil
+	}
+	if base.Base() != nil {
+		return nil, fmt.Errorf("dedup: base is itself split BTF")
+	}
+	d.table = btf.NewSplitSpec(base)
+	if err := d.indexBase(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Table returns the deduplicated types so far (split over the base, if
+// any). It is read-only for callers and changes with every AddBatch.
+func (d *Incremental) Table() *btf.Spec { return d.table }
+
+// NextID is the first id of the next batch.
+func (d *Incremental) NextID() btf.TypeID { return d.table.NextID() }
+
+// NewBatch returns an empty batch for the next AddBatch: a Spec split over
+// the table, so its types may reference table ids and its strings may
+// reuse the table's.
+func (d *Incremental) NewBatch() *btf.Spec { return btf.NewSplitSpec(d.table) }
+
+// AddBatch deduplicates batch against the table and appends the batch's new
+// canonical types, in the order of their first occurrence in the batch.
+// batch's first id must be NextID(); its types may reference ids below that
+// (void, base, table) or its own. Its strings are read through
+// batch.Strings(). batch is not modified and may be dropped afterwards;
+// the returned Remap gives every batch id its table id.
+func (d *Incremental) AddBatch(batch *btf.Spec) (Remap, error) {
+	if d.done {
+		return Remap{}, fmt.Errorf("dedup: AddBatch after Finish")
+	}
+	t0 := d.table.NextID()
+	if batch.FirstID() != t0 {
+		return Remap{}, fmt.Errorf("dedup: batch starts at id %d, table's next id is %d", batch.FirstID(), t0)
+	}
+	if err := checkRefs(batch); err != nil {
+		return Remap{}, err
+	}
+	st := d.newBatchState(batch, uint32(t0))
+	st.run()
+	return st.commit(false), nil
+}
+
+// checkRefs verifies that every edge of s's local types names void, an
+// earlier type or a local type.
+func checkRefs(s *btf.Spec) error {
+	end := uint32(s.NextID())
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		t, w := s.Type(id), s.Extra(id)
+		for j, n := 0, numRefs(t, w); j < n; j++ {
+			if c := refAt(t, w, j); c >= end {
+				return &btf.FormatError{Off: -1, ID: id, Kind: t.Kind(), Msg: fmt.Sprintf("%q references type [%d], last id is %d", s.Name(id), c, end-1)}
+			}
+		}
+	}
+	return nil
+}
+
+// indexBase computes hashes, tags and the index for the base's types,
+// which are already deduplicated; duplicates inside the base (a base
+// deduplicated less completely) map to their first occurrence via canon.
+func (d *Incremental) indexBase() error {
+	if err := checkRefs(d.base); err != nil {
+		return err
+	}
+	st := d.newBatchState(d.base, 1)
+	st.run()
+	st.commit(true)
+	return nil
+}
+
+// canonEx returns the canonical id of an existing (base or table) id.
+func (d *Incremental) canonEx(id uint32) uint32 {
+	if d.canon != nil && id < uint32(len(d.canon)) {
+		return d.canon[id]
+	}
+	return id
+}
+
+// neverMerged reports whether types of kind k always stay distinct.
+func (d *Incremental) neverMerged(k btf.Kind) bool {
+	return !d.mergeAll && (k == btf.KindVar || k == btf.KindDatasec)
+}
+
+// push appends the per-id state of a new table (or base) id.
+func (d *Incremental) push(h, tag uint64, fin bool, indexed bool) {
+	id := uint32(len(d.hash))
+	d.hash = append(d.hash, h)
+	d.tag = append(d.tag, tag)
+	d.fin = append(d.fin, fin)
+	var nx uint32
+	if indexed {
+		nx = d.index[h]
+		d.index[h] = id
+	}
+	d.next = append(d.next, nx)
+}

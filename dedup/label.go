@@ -1,0 +1,232 @@
+package dedup
+
+import (
+	"bytes"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// A type's words split into three classes: numbers (sizes, offsets,
+// values, encodings), string offsets (names), and type ids (edges). The
+// label of a type is everything but its edges; two types are equivalent when
+// their labels are equal and their edges, position by position, lead to
+// equivalent types.
+
+const (
+	wNum = iota
+	wStr
+	wRef
+)
+
+// wordShape gives, for a kind, the stride of its extra words and the class
+// of each word within one stride.
+type wordShape struct {
+	stride uint8
+	class  [3]uint8
+}
+
+var shapes = [btf.MaxKind + 1]wordShape{
+	btf.KindInt:       {1, [3]uint8{wNum}},
+	btf.KindArray:     {3, [3]uint8{wRef, wRef, wNum}},
+	btf.KindStruct:    {3, [3]uint8{wStr, wRef, wNum}},
+	btf.KindUnion:     {3, [3]uint8{wStr, wRef, wNum}},
+	btf.KindEnum:      {2, [3]uint8{wStr, wNum}},
+	btf.KindEnum64:    {3, [3]uint8{wStr, wNum, wNum}},
+	btf.KindFuncProto: {2, [3]uint8{wStr, wRef}},
+	btf.KindVar:       {1, [3]uint8{wNum}},
+	btf.KindDatasec:   {3, [3]uint8{wRef, wNum, wNum}},
+	btf.KindDeclTag:   {1, [3]uint8{wNum}},
+}
+
+// numRefs returns how many edges a type has (ForEachRef order).
+func numRefs(t btf.Type, w []uint32) int {
+	k := t.Kind()
+	n := 0
+	if k.HasType() {
+		n = 1
+	}
+	switch k {
+	case btf.KindArray:
+		n += 2
+	case btf.KindStruct, btf.KindUnion, btf.KindFuncProto, btf.KindDatasec:
+		n += int(t.Vlen())
+	}
+	return n
+}
+
+// refAt returns edge j of a type, in ForEachRef order.
+func refAt(t btf.Type, w []uint32, j int) uint32 {
+	k := t.Kind()
+	if k.HasType() {
+		if j == 0 {
+			return t.SizeOrType
+		}
+		j--
+	}
+	switch k {
+	case btf.KindArray:
+		return w[j]
+	case btf.KindStruct, btf.KindUnion:
+		return w[3*j+1]
+	case btf.KindFuncProto:
+		return w[2*j+1]
+	case btf.KindDatasec:
+		return w[3*j]
+	}
+	return 0
+}
+
+// strView resolves string offsets of one side of a comparison. It reads a
+// batch's own bytes through a slice captured before the dedup table grows,
+// because a split string table computes its base length on every call.
+type strView struct {
+	base   *btf.Strings // offsets below baseLen
+	baseLn uint32
+	local  []byte
+}
+
+func viewOf(st *btf.Strings) strView {
+	loc := st.Bytes()
+	v := strView{local: loc, baseLn: st.Len() - uint32(len(loc))}
+	v.base = st.Base()
+	return v
+}
+
+func (v *strView) bytes(off uint32) []byte {
+	if off < v.baseLn {
+		if v.base == nil {
+			return nil
+		}
+		b, _ := v.base.LookupBytes(btf.StrOff(off))
+		return b
+	}
+	o := off - v.baseLn
+	if o >= uint32(len(v.local)) {
+		return nil
+	}
+	s := v.local[o:]
+	if i := bytes.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Hashing: a fixed function, so that runs are reproducible. Hash values
+// never decide the output, equality is always checked on a hit.
+
+const prime64 = 0x9E3779B97F4A7C15
+
+func mix(h, x uint64) uint64 {
+	h ^= x
+	h *= prime64
+	h ^= h >> 29
+	return h
+}
+
+func finalize(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+func strHash(b []byte) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+// node is a read-only view of one type for labelling and comparison.
+type node struct {
+	t btf.Type
+	w []uint32
+	s *strView
+}
+
+// labelHash hashes a type's label: kind, info, size, name, and every
+// non-edge word (strings by content).
+func labelHash(n node) uint64 {
+	t := n.t
+	k := t.Kind()
+	h := mix(0x5bd1e995, uint64(t.Info))
+	if !k.HasType() {
+		h = mix(h, uint64(t.SizeOrType))
+	}
+	if t.NameOff != 0 {
+		h = mix(h, strHash(n.s.bytes(uint32(t.NameOff))))
+	}
+	sh := shapes[k]
+	if sh.stride == 0 {
+		return finalize(h)
+	}
+	p := 0
+	for _, x := range n.w {
+		switch sh.class[p] {
+		case wNum:
+			h = mix(h, uint64(x))
+		case wStr:
+			if x != 0 {
+				h = mix(h, strHash(n.s.bytes(x)))
+			} else {
+				h = mix(h, 1)
+			}
+		}
+		p++
+		if p == int(sh.stride) {
+			p = 0
+		}
+	}
+	return finalize(h)
+}
+
+func strEq(a, b node, x, y uint32) bool {
+	if a.s == b.s && x == y {
+		return true
+	}
+	if x == 0 || y == 0 {
+		return x == y
+	}
+	return bytes.Equal(a.s.bytes(x), b.s.bytes(y))
+}
+
+// labelEq reports whether two types have equal labels (edges ignored).
+func labelEq(a, b node) bool {
+	if a.t.Info != b.t.Info || len(a.w) != len(b.w) {
+		return false
+	}
+	k := a.t.Kind()
+	if !k.HasType() && a.t.SizeOrType != b.t.SizeOrType {
+		return false
+	}
+	if !strEq(a, b, uint32(a.t.NameOff), uint32(b.t.NameOff)) {
+		return false
+	}
+	sh := shapes[k]
+	if sh.stride == 0 {
+		return true
+	}
+	p := 0
+	for i, x := range a.w {
+		y := b.w[i]
+		switch sh.class[p] {
+		case wNum:
+			if x != y {
+				return false
+			}
+		case wStr:
+			if !strEq(a, b, x, y) {
+				return false
+			}
+		}
+		p++
+		if p == int(sh.stride) {
+			p = 0
+		}
+	}
+	return true
+}
