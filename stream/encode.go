@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
 )
 
 // encodeLangs maps pahole's --lang_exclude names (dwarves.c lang__str2int,
@@ -27,6 +28,7 @@ type encoder struct {
 	opts  EncodeOptions
 	f     *elf.File
 	out   *btf.Spec
+	d     *dedup.Incremental
 	idx   indexState
 	funcs funcCtx
 	vars  *varCtx
@@ -47,14 +49,6 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 			return nil, EncodeStats{}, fmt.Errorf("%w: %q", ErrUnknownLanguage, l)
 		}
 		e.skip[code] = true
-	}
-	if opts.Base != nil {
-		e.out = btf.NewSplitSpec(opts.Base)
-	} else {
-		e.out = btf.NewSpec()
-	}
-	if f.ByteOrder.String() == "BigEndian" {
-		e.out.ByteOrder = f.ByteOrder
 	}
 	if err := e.run(path); err != nil {
 		return nil, e.stats, err
@@ -78,6 +72,10 @@ func (e *encoder) run(path string) error {
 	e.funcs.v5 = e.funcs.locs.loclists != nil && e.funcs.locs.loc == nil
 	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine)
 	e.funcs.declTags = feat.Has(FeatDeclTag)
+	e.funcs.strs = btf.NewStrings(nil)
+	if e.d, err = dedup.NewIncremental(e.opts.Base); err != nil {
+		return err
+	}
 	if feat.Has(FeatDeclTagKfuncs) {
 		if err := markKfuncs(f, syms, e.funcs.elfs); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -106,12 +104,14 @@ func (e *encoder) run(path string) error {
 			continue
 		}
 		e.stats.CUs++
-		c := newCUConv(t, e.out, feat, le, addr)
+		batch := e.d.NewBatch()
+		c := newCUConv(t, batch, feat, le, addr)
 		c.collect()
 		if err := c.emit(&e.idx); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		c.emitDeclTags()
+		k0 := len(e.funcs.states)
 		e.funcs.saveFuncs(c, 0)
 		if feat.Has(FeatVar) || feat.Has(FeatGlobalVar) {
 			n, err := e.vars.encodeVars(c, f, feat.Has(FeatDeclTag))
@@ -120,10 +120,27 @@ func (e *encoder) run(path string) error {
 			}
 			e.stats.Vars += n
 		}
+		r, err := e.d.AddBatch(batch)
+		if err != nil {
+			return fmt.Errorf("%s: unit %q: %w", path, t.name, err)
+		}
+		e.idx.id = r.Map(e.idx.id)
+		e.funcs.remap(k0, r)
+		e.vars.remap(r)
 	}
-	added, dropped := e.funcs.emitFuncs(e.out, feat.Has(FeatConsistentFunc),
+	batch := e.d.NewBatch()
+	added, dropped := e.funcs.emitFuncs(batch, e.d.Table(), feat.Has(FeatConsistentFunc),
 		feat.Has(FeatDeclTagKfuncs) && feat.Has(FeatDeclTag))
 	e.stats.Funcs, e.stats.DroppedFuncs = added, dropped
-	e.vars.emitDatasecs(e.out)
+	e.vars.emitDatasecs(batch)
+	if _, err := e.d.AddBatch(batch); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if e.out, _, err = e.d.Finish(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if f.ByteOrder.String() == "BigEndian" {
+		e.out.ByteOrder = f.ByteOrder
+	}
 	return nil
 }

@@ -3,6 +3,8 @@ package stream
 import (
 	"strings"
 	"testing"
+
+	"github.com/btfstream/btfstream/btf"
 )
 
 const kbuildFeatures = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs"
@@ -45,6 +47,9 @@ func TestEncodeFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if g, w := kindCounts(got), kindCounts(want); g != w {
+					t.Errorf("kind counts: got %v, pahole %v", g, w)
+				}
 				onlyGot, onlyWant := diffCanon(got, want)
 				if len(onlyGot)+len(onlyWant) > 0 {
 					t.Errorf("differences against pahole 1.31:\n only btfstream:\n  %s\n only pahole:\n  %s",
@@ -53,4 +58,11 @@ func TestEncodeFixtures(t *testing.T) {
 			})
 		}
 	}
+}
+
+func kindCounts(s *btf.Spec) (n [btf.MaxKind + 1]int) {
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		n[s.Kind(id)]++
+	}
+	return n
 }

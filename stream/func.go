@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
 )
 
 // funcParam is one saved parameter: a string offset and a type id.
@@ -42,6 +43,21 @@ type funcCtx struct {
 	v5       bool
 	states   []funcState
 	declTags bool
+	// strs holds the names and annotation values of saved states: batch
+	// string offsets do not survive deduplication.
+	strs *btf.Strings
+}
+
+// remap rewrites the type ids of the states saved since state k0 from
+// batch ids to table ids.
+func (fc *funcCtx) remap(k0 int, r dedup.Remap) {
+	for i := k0; i < len(fc.states); i++ {
+		s := &fc.states[i]
+		s.ret = r.Map(s.ret)
+		for j := range s.params {
+			s.params[j].typ = r.Map(s.params[j].typ)
+		}
+	}
 }
 
 // paramInfo is pahole's per-parameter location verdict.
@@ -101,7 +117,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 			}
 		})
 	}
-	strs := c.out.Strings()
+	strs := fc.strs
 	for _, f := range c.funcs {
 		if t.flag(f, dwarf.AttrDeclaration) {
 			continue
@@ -249,7 +265,8 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 // and DECL_TAG types for the functions kept, in name order, as pahole's
 // btf_encoder__add_saved_funcs. It returns how many FUNCs were added and
 // how many names were dropped.
-func (fc *funcCtx) emitFuncs(out *btf.Spec, consistent, kfuncTags bool) (added, dropped int) {
+// types holds the ids the states refer to.
+func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int) {
 	st := fc.states
 	slices.SortStableFunc(st, func(a, b funcState) int { return int(a.elf) - int(b.elf) })
 	strs := out.Strings()
@@ -259,7 +276,7 @@ func (fc *funcCtx) emitFuncs(out *btf.Spec, consistent, kfuncTags bool) (added, 
 		for ; j < len(st) && st[j].elf == st[i].elf; j++ {
 			unexpected = unexpected || st[j].unexpected
 			uncertain = uncertain || st[j].uncertain
-			if !unexpected && !inconsistent && !funcsMatch(out, &st[i], &st[j]) {
+			if !unexpected && !inconsistent && !funcsMatch(types, &st[i], &st[j]) {
 				inconsistent = true
 			}
 		}
@@ -273,7 +290,7 @@ func (fc *funcCtx) emitFuncs(out *btf.Spec, consistent, kfuncTags bool) (added, 
 		}
 		words := make([]uint32, 0, 2*len(s.params))
 		for _, p := range s.params {
-			words = append(words, uint32(p.name), uint32(p.typ))
+			words = append(words, uint32(strs.Add(fc.strs.Name(p.name))), uint32(p.typ))
 		}
 		proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(s.params)), false), SizeOrType: uint32(s.ret)}, words...)
 		fn := out.Add(btf.Type{NameOff: strs.Add(ef.name), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
@@ -285,7 +302,7 @@ func (fc *funcCtx) emitFuncs(out *btf.Spec, consistent, kfuncTags bool) (added, 
 			}
 		}
 		for _, a := range s.annots {
-			out.Add(btf.Type{NameOff: a.value, Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.comp))
+			out.Add(btf.Type{NameOff: strs.Add(fc.strs.Name(a.value)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.comp))
 		}
 	}
 	fc.states = nil

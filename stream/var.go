@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
 )
 
 const percpuSection = ".data..percpu"
@@ -202,6 +203,16 @@ func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error)
 		vc.secs[shndx].entries = append(vc.secs[shndx].entries, btf.VarSecinfo{Type: id, Offset: uint32(addr), Size: uint32(size)})
 	}
 	return n, nil
+}
+
+// remap rewrites DATASEC entries from batch ids to table ids.
+func (vc *varCtx) remap(r dedup.Remap) {
+	for i := range vc.secs {
+		for j := range vc.secs[i].entries {
+			e := &vc.secs[i].entries[j]
+			e.Type = r.Map(e.Type)
+		}
+	}
 }
 
 // emitDatasecs appends one DATASEC per section with variables, in section
