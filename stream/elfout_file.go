@@ -44,6 +44,25 @@ func WriteELFSection(path, name string, data []byte) error {
 	return replaceFile(real, path, st.Mode(), func(w *os.File) error { return plan.write(w, f) })
 }
 
+// CheckELF reads the ELF, program and section headers and the section
+// name table of the file at path, which WriteELFSection needs, and reports
+// the first problem (truncation, a section past the end of the file, ...)
+// as an *Error naming the file, the section and the offset. Call it before
+// a long encoding to fail early.
+func CheckELF(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &Error{File: path, Err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return &Error{File: path, Err: err}
+	}
+	_, err = readELFLayout(path, f, st.Size())
+	return err
+}
+
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory, synced and renamed over path, so readers see the old or the new
 // file, never a part. An existing file's permission bits are kept; a new

@@ -240,8 +240,14 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		}
 		opts.Base = base
 	}
+	if err := stream.CheckELF(in); err != nil {
+		return fail(1, "%v", err)
+	}
 	spec, stats, err := stream.EncodeFile(in, opts)
 	if err != nil {
+		if !strings.Contains(err.Error(), in) {
+			return fail(1, "%s: %v", in, err)
+		}
 		return fail(1, "%v", err)
 	}
 	if bo, err := elfByteOrder(in); err == nil && bo != nil {
