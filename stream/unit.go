@@ -163,7 +163,12 @@ func (u *unitReader) head(a *arena.Arena) (h unitHeader, have uint64, done bool,
 	h.total = lenSize + length
 	// Read the header and up to 16 KiB of DIEs: enough for the unit DIE,
 	// so an excluded language is known before the body is read.
+	// With relocations the unit is read whole: a relocated field must not
+	// straddle two windows.
 	have = min(h.total, 16<<10)
+	if u.rl != nil {
+		have = h.total
+	}
 	a.Bytes = growBytes(a.Bytes, 0, have)
 	copy(a.Bytes, lb[:lenSize])
 	if err := u.read(a.Bytes[lenSize:have], u.off+lenSize); err != nil {
