@@ -76,13 +76,15 @@ func (b *builder) Float(l, name string, size uint32) {
 func (b *builder) ref(l string, k btf.Kind, name, to string) {
 	b.add(l, k, name, 0, false, 0, nil, map[int]string{-1: to})
 }
-func (b *builder) Ptr(l, to string)              { b.ref(l, btf.KindPtr, "", to) }
-func (b *builder) Const(l, to string)            { b.ref(l, btf.KindConst, "", to) }
-func (b *builder) Volatile(l, to string)         { b.ref(l, btf.KindVolatile, "", to) }
-func (b *builder) Restrict(l, to string)         { b.ref(l, btf.KindRestrict, "", to) }
-func (b *builder) Typedef(l, name, to string)    { b.ref(l, btf.KindTypedef, name, to) }
-func (b *builder) TypeTag(l, name, to string)    { b.ref(l, btf.KindTypeTag, name, to) }
-func (b *builder) Func(l, name, proto string)    { b.add(l, btf.KindFunc, name, btf.LinkageGlobal, false, 0, nil, map[int]string{-1: proto}) }
+func (b *builder) Ptr(l, to string)           { b.ref(l, btf.KindPtr, "", to) }
+func (b *builder) Const(l, to string)         { b.ref(l, btf.KindConst, "", to) }
+func (b *builder) Volatile(l, to string)      { b.ref(l, btf.KindVolatile, "", to) }
+func (b *builder) Restrict(l, to string)      { b.ref(l, btf.KindRestrict, "", to) }
+func (b *builder) Typedef(l, name, to string) { b.ref(l, btf.KindTypedef, name, to) }
+func (b *builder) TypeTag(l, name, to string) { b.ref(l, btf.KindTypeTag, name, to) }
+func (b *builder) Func(l, name, proto string) {
+	b.add(l, btf.KindFunc, name, btf.LinkageGlobal, false, 0, nil, map[int]string{-1: proto})
+}
 func (b *builder) Fwd(l, name string, union bool) { b.add(l, btf.KindFwd, name, 0, union, 0, nil, nil) }
 
 // Struct members are "name:label@bitoff".

@@ -98,6 +98,7 @@ func (st *batchState) commit(indexOnly bool) Remap {
 		words += len(st.b.Extra(btf.TypeID(st.t0 + ci)))
 	}
 	d.table.Grow(len(order), words)
+	d.grow(len(order))
 	var w []uint32
 	for _, ci := range order {
 		id := btf.TypeID(st.t0 + ci)

@@ -29,7 +29,7 @@ var dedupCases = []dedupCase{
 	},
 	{
 		name: "self-referencing struct in two CUs",
-		cus: []cu{listHead, listHead},
+		cus:  []cu{listHead, listHead},
 		want: []string{
 			"[1] STRUCT 'list_head' size 16 {next:2@0 prev:2@64}",
 			"[2] PTR '' -> 1",
@@ -37,7 +37,7 @@ var dedupCases = []dedupCase{
 	},
 	{
 		name: "reference chains",
-		cus: []cu{chain("int", 4), chain("int", 4), chain("long", 8)},
+		cus:  []cu{chain("int", 4), chain("int", 4), chain("long", 8)},
 		want: []string{
 			"[1] " + intLine,
 			"[2] CONST '' -> 1",
@@ -56,13 +56,18 @@ var dedupCases = []dedupCase{
 	{
 		name: "arrays",
 		cus: []cu{
-			func(b *builder) { b.Int("i", "int", 4); b.Array("a", "i", "i", 4); b.Array("b", "i", "i", 4); b.Array("c", "i", "i", 5) },
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Array("a", "i", "i", 4)
+				b.Array("b", "i", "i", 4)
+				b.Array("c", "i", "i", 5)
+			},
 		},
 		want: []string{"[1] " + intLine, "[2] ARRAY '' 1[4] idx 1", "[3] ARRAY '' 1[5] idx 1"},
 	},
 	{
 		name: "FUNC and FUNC_PROTO",
-		cus: []cu{funcCU("a"), funcCU("a"), funcCU("b")},
+		cus:  []cu{funcCU("a"), funcCU("a"), funcCU("b")},
 		want: []string{
 			"[1] " + intLine,
 			"[2] FUNC_PROTO '' ret 1 (a:1 y:1)",
@@ -84,7 +89,7 @@ var dedupCases = []dedupCase{
 	},
 	{
 		name: "DECL_TAG and TYPE_TAG",
-		cus: []cu{tagCU(-1), tagCU(-1), tagCU(0)},
+		cus:  []cu{tagCU(-1), tagCU(-1), tagCU(0)},
 		want: []string{
 			"[1] " + intLine,
 			"[2] TYPE_TAG 'user' -> 1",

@@ -221,29 +221,27 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	return out, nil
 }
 
-// output copies the table into a new Spec whose string table holds exactly
-// the strings the types use, in the order they first use them.
+// output rewrites the table's string offsets in place into a fresh string
+// table holding exactly the strings the types use, in the order they first
+// use them, and returns the table. The hash state is dropped first: it is
+// no longer needed and output is the peak of Finish.
 func (d *Incremental) output() *btf.Spec {
-	var out *btf.Spec
+	d.hash, d.tag, d.fin, d.next, d.index, d.canon = nil, nil, nil, nil, nil, nil
+	out := d.table
+	tv := viewOf(out.Strings())
+	var ost *btf.Strings
 	if d.base == nil {
-		out = btf.NewSpec()
+		ost = btf.NewStrings(nil)
 	} else {
-		out = btf.NewSplitSpec(d.base)
+		ost = btf.NewStrings(d.base.Strings())
 	}
-	tv := viewOf(d.table.Strings())
-	ost := out.Strings()
 	str := func(off uint32) uint32 { return uint32(ost.AddBytes(tv.bytes(off))) }
-	words := 0
-	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
-		words += len(d.table.Extra(id))
+	for id := out.FirstID(); id < out.NextID(); id++ {
+		t := out.Type(id)
+		mapWords(&t, out.Extra(id), nil, str)
+		out.SetType(id, t)
 	}
-	out.Grow(d.table.Len(), words)
-	var w []uint32
-	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
-		t := d.table.Type(id)
-		w = append(w[:0], d.table.Extra(id)...)
-		mapWords(&t, w, nil, str)
-		out.Add(t, w...)
-	}
+	out.SetStrings(ost)
+	d.table = nil
 	return out
 }

@@ -150,6 +150,16 @@ func (d *Incremental) neverMerged(k btf.Kind) bool {
 	return !d.mergeAll && (k == btf.KindVar || k == btf.KindDatasec)
 }
 
+// grow reserves per-id state for n more ids.
+func (d *Incremental) grow(n int) {
+	if cap(d.hash)-len(d.hash) < n {
+		d.hash = append(make([]uint64, 0, len(d.hash)+n), d.hash...)
+		d.tag = append(make([]uint64, 0, len(d.tag)+n), d.tag...)
+		d.fin = append(make([]bool, 0, len(d.fin)+n), d.fin...)
+		d.next = append(make([]uint32, 0, len(d.next)+n), d.next...)
+	}
+}
+
 // push appends the per-id state of a new table (or base) id.
 func (d *Incremental) push(h, tag uint64, fin bool, indexed bool) {
 	id := uint32(len(d.hash))

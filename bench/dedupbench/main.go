@@ -1,0 +1,308 @@
+// Command dedupbench measures dedup on large inputs; bench/dedup.sh drives
+// it next to libbpf.
+//
+//	dedupbench mkinput -n 8 vmlinux.btf input.btf stripped.btf
+//	    input: n copies of vmlinux's types without VAR and DATASEC (ids
+//	    shifted, one shared string table); stripped: one copy.
+//	dedupbench batch input.btf out.btf          Dedup of the whole input
+//	dedupbench incr -per N input.btf out.btf    one batch per N input types
+//
+// batch and incr print wall time and the peak RSS (VmHWM) as key=value.
+// Input is read in chunks, never held raw next to its parsed form.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: dedupbench mkinput|batch|incr ...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "mkinput":
+		err = mkinput(os.Args[2:])
+	case "batch":
+		err = batch(os.Args[2:])
+	case "incr":
+		err = incr(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown mode %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dedupbench:", err)
+		os.Exit(1)
+	}
+}
+
+func mkinput(args []string) error {
+	fs := flag.NewFlagSet("mkinput", flag.ExitOnError)
+	n := fs.Int("n", 8, "copies")
+	fs.Parse(args)
+	if fs.NArg() != 3 {
+		return fmt.Errorf("mkinput: need IN OUT STRIPPED")
+	}
+	raw, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	src, err := btf.Parse(raw, nil)
+	if err != nil {
+		return err
+	}
+	// Drop VAR and DATASEC, and DECL_TAGs on them.
+	keep := make([]uint32, src.NextID()) // old id -> new id in one copy
+	next := uint32(1)
+	for id := btf.TypeID(1); id < src.NextID(); id++ {
+		k := src.Kind(id)
+		if k == btf.KindVar || k == btf.KindDatasec {
+			continue
+		}
+		if k == btf.KindDeclTag {
+			if tk := src.Kind(src.Type(id).Ref()); tk == btf.KindVar || tk == btf.KindDatasec {
+				continue
+			}
+		}
+		keep[id] = next
+		next++
+	}
+	per := next - 1
+	build := func(copies int) *btf.Spec {
+		out := btf.NewSpec()
+		out.SetStrings(src.Strings())
+		var w []uint32
+		for c := 0; c < copies; c++ {
+			shift := uint32(c) * per
+			for id := btf.TypeID(1); id < src.NextID(); id++ {
+				if keep[id] == 0 {
+					continue
+				}
+				t := src.Type(id)
+				w = append(w[:0], src.Extra(id)...)
+				out.Add(t, w...)
+				nid := out.NextID() - 1
+				out.ForEachRef(nid, func(r *uint32) {
+					if *r != 0 {
+						if keep[*r] == 0 {
+							panic(fmt.Sprintf("type %d references dropped %d", id, *r))
+						}
+						*r = keep[*r] + shift
+					}
+				})
+			}
+		}
+		return out
+	}
+	if err := os.WriteFile(fs.Arg(1), build(*n).Marshal(), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("types_per_copy=%d\n", per)
+	return os.WriteFile(fs.Arg(2), build(1).Marshal(), 0o644)
+}
+
+// reader streams raw little-endian BTF: header and strings up front, types
+// on demand.
+type reader struct {
+	r     *bufio.Reader
+	f     *os.File
+	strs  *btf.Strings
+	left  uint32 // type bytes left
+	words []uint32
+	buf   []byte
+}
+
+func open(path string) (*reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var h [24]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	if le.Uint16(h[:]) != btf.Magic {
+		return nil, fmt.Errorf("%s: not little-endian raw BTF", path)
+	}
+	hdr := le.Uint32(h[4:])
+	typeOff, typeLen := le.Uint32(h[8:]), le.Uint32(h[12:])
+	strOff, strLen := le.Uint32(h[16:]), le.Uint32(h[20:])
+	strs := make([]byte, strLen)
+	if _, err := f.ReadAt(strs, int64(hdr+strOff)); err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(int64(hdr+typeOff), io.SeekStart); err != nil {
+		return nil, err
+	}
+	return &reader{r: bufio.NewReaderSize(f, 1<<16), f: f, strs: btf.StringsFromBytes(strs, nil), left: typeLen, buf: make([]byte, 4)}, nil
+}
+
+func (rd *reader) u32() uint32 {
+	io.ReadFull(rd.r, rd.buf[:])
+	rd.left -= 4
+	return binary.LittleEndian.Uint32(rd.buf[:])
+}
+
+// next reads one type; ok is false at the end.
+func (rd *reader) next() (btf.Type, []uint32, bool) {
+	if rd.left < 12 {
+		return btf.Type{}, nil, false
+	}
+	t := btf.Type{NameOff: btf.StrOff(rd.u32()), Info: rd.u32(), SizeOrType: rd.u32()}
+	n := t.Kind().ExtraWords(t.Vlen())
+	rd.words = rd.words[:0]
+	for i := 0; i < n; i++ {
+		rd.words = append(rd.words, rd.u32())
+	}
+	return t, rd.words, true
+}
+
+func batch(args []string) error {
+	start := time.Now()
+	rd, err := open(args[0])
+	if err != nil {
+		return err
+	}
+	s := btf.NewSpec()
+	s.SetStrings(rd.strs)
+	for {
+		t, w, ok := rd.next()
+		if !ok {
+			break
+		}
+		s.Add(t, w...)
+	}
+	rd.f.Close()
+	read := time.Since(start)
+	out, _, err := dedup.Dedup(s)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	if err := os.WriteFile(args[1], out.Marshal(), 0o644); err != nil {
+		return err
+	}
+	stopProfile()
+	report("batch", read, elapsed, out)
+	return nil
+}
+
+func incr(args []string) error {
+	fs := flag.NewFlagSet("incr", flag.ExitOnError)
+	per := fs.Int("per", 0, "input types per batch")
+	fs.Parse(args)
+	start := time.Now()
+	rd, err := open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	d, err := dedup.NewIncremental(nil)
+	if err != nil {
+		return err
+	}
+	// final[input id] = table id, for the ids earlier batches returned.
+	final := make([]btf.TypeID, 1, 1+rd.left/12)
+	var read time.Duration
+	for {
+		t0 := time.Now()
+		b := d.NewBatch()
+		first := uint32(len(final)) // input id of the batch's first type
+		// The batch reads its strings from the input's string section.
+		b.SetStrings(rd.strs)
+		b.Grow(*per, 4**per) // vmlinux averages ~3.2 extra words a type
+		for n := 0; n < *per; n++ {
+			t, w, ok := rd.next()
+			if !ok {
+				break
+			}
+			b.Add(t, w...)
+			id := b.NextID() - 1
+			b.ForEachRef(id, func(r *uint32) {
+				if *r >= first {
+					*r = *r - first + uint32(b.FirstID())
+				} else {
+					*r = uint32(final[*r])
+				}
+			})
+		}
+		read += time.Since(t0)
+		if b.Len() == 0 {
+			break
+		}
+		remap, err := d.AddBatch(b)
+		if err != nil {
+			return err
+		}
+		final = append(final, remap.IDs...)
+		memdebug("batch")
+	}
+	rd.f.Close()
+	memdebug("before finish")
+	out, _, err := d.Finish()
+	memdebug("after finish")
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	if err := os.WriteFile(fs.Arg(1), out.Marshal(), 0o644); err != nil {
+		return err
+	}
+	if p := os.Getenv("DEDUPBENCH_MEMPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	stopProfile()
+	report("incr", read, elapsed, out)
+	return nil
+}
+
+func report(mode string, read, total time.Duration, out *btf.Spec) {
+	fmt.Printf("mode=%s types_out=%d read_s=%.3f total_s=%.3f peak_rss_kb=%d\n",
+		mode, out.Len(), read.Seconds(), total.Seconds(), vmHWM())
+}
+
+func vmHWM() int {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			var kb int
+			fmt.Sscanf(strings.TrimPrefix(l, "VmHWM:"), "%d", &kb)
+			return kb
+		}
+	}
+	return -1
+}
+
+func init() {
+	if p := os.Getenv("DEDUPBENCH_CPUPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.StartCPUProfile(f)
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
+}
+
+var stopProfile = func() {}
+
+func memdebug(where string) {
+	if os.Getenv("DEDUPBENCH_MEM") == "" {
+		return
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Fprintf(os.Stderr, "%s: heap_alloc=%dk heap_sys=%dk heap_inuse=%dk sys=%dk hwm=%dk numgc=%d\n", where, m.HeapAlloc>>10, m.HeapSys>>10, m.HeapInuse>>10, m.Sys>>10, vmHWM(), m.NumGC)
+}
