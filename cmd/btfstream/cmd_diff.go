@@ -1,6 +1,140 @@
 package main
 
-// runDiff is not written yet; its owner replaces this file.
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
+	"github.com/spf13/pflag"
+)
+
+// runDiff implements `btfstream diff A B [--base BASE]`: it compares two
+// BTFs (raw or ELF .BTF) as type graphs, independent of ids and order, and
+// exits 0 when they hold the same types, 1 when they differ, 2 on bad
+// input. It prints a per-kind count table and the types without a
+// counterpart, each explained against the other side's type of the same
+// kind and name when there is one.
 func runDiff(args []string) int {
-	return fail(2, "diff: not implemented yet")
+	fs := newFlagSet("diff")
+	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of both A and B when they are split BTF")
+	maxShown := fs.Int("max", 50, "show at most this many differing types per side (0: all)")
+	quiet := fs.BoolP("quiet", "q", false, "print nothing, only set the exit status")
+	fs.Usage = func() {
+		os.Stderr.WriteString("usage: btfstream diff A B [--base BASE]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return 2
+	}
+	var baseSpec *btf.Spec
+	if *base != "" {
+		var err error
+		if baseSpec, err = btf.LoadFile(*base, nil); err != nil {
+			return fail(2, "diff: base: %v", err)
+		}
+	}
+	a, err := btf.LoadFile(fs.Arg(0), baseSpec)
+	if err != nil {
+		return fail(2, "diff: %v", err)
+	}
+	b, err := btf.LoadFile(fs.Arg(1), baseSpec)
+	if err != nil {
+		return fail(2, "diff: %v", err)
+	}
+	c, err := dedup.Compare(a, b)
+	if err != nil {
+		return fail(2, "diff: %v", err)
+	}
+	w := io.Writer(os.Stdout)
+	if *quiet {
+		w = io.Discard
+	}
+	printKindTable(w, a, b)
+	if c.Equal() {
+		fmt.Fprintln(w, "equal")
+		return 0
+	}
+	onlyA, onlyB := c.Unmatched()
+	fmt.Fprintf(w, "differ: %d types of A and %d of B have no counterpart\n", len(onlyA), len(onlyB))
+	byName := map[string][]btf.TypeID{}
+	key := func(s *btf.Spec, id btf.TypeID) string { return s.Kind(id).String() + "\x00" + s.Name(id) }
+	for _, id := range onlyB {
+		byName[key(b, id)] = append(byName[key(b, id)], id)
+	}
+	used := map[btf.TypeID]bool{}
+	shown := 0
+	for _, id := range onlyA {
+		if *maxShown > 0 && shown == *maxShown {
+			fmt.Fprintf(w, "... and more\n")
+			break
+		}
+		shown++
+		var other btf.TypeID
+		for _, o := range byName[key(a, id)] {
+			if !used[o] {
+				other = o
+				break
+			}
+		}
+		if other != 0 {
+			used[other] = true
+			fmt.Fprintf(w, "A %s: %s (B [%d])\n", head(a, id), c.Explain(id, other), other)
+		} else {
+			fmt.Fprintf(w, "A %s: only in A\n", head(a, id))
+		}
+	}
+	shown = 0
+	for _, id := range onlyB {
+		if used[id] {
+			continue
+		}
+		if *maxShown > 0 && shown == *maxShown {
+			fmt.Fprintf(w, "... and more\n")
+			break
+		}
+		shown++
+		fmt.Fprintf(w, "B %s: only in B\n", head(b, id))
+	}
+	return 1
+}
+
+// head renders "[42] STRUCT 'foo' size 16".
+func head(s *btf.Spec, id btf.TypeID) string {
+	h := dedup.Short(s, id)
+	if t := s.Type(id); t.Kind().HasSize() {
+		h += fmt.Sprintf(" size %d", t.Size())
+	}
+	return h
+}
+
+func printKindTable(w io.Writer, a, b *btf.Spec) {
+	var ca, cb [btf.MaxKind + 1]int
+	for id := a.FirstID(); id < a.NextID(); id++ {
+		ca[a.Kind(id)]++
+	}
+	for id := b.FirstID(); id < b.NextID(); id++ {
+		cb[b.Kind(id)]++
+	}
+	fmt.Fprintf(w, "%-12s %9s %9s\n", "kind", "A", "B")
+	for k := btf.KindInt; k <= btf.MaxKind; k++ {
+		if ca[k] == 0 && cb[k] == 0 {
+			continue
+		}
+		mark := ""
+		if ca[k] != cb[k] {
+			mark = " *"
+		}
+		fmt.Fprintf(w, "%-12s %9d %9d%s\n", k, ca[k], cb[k], mark)
+	}
+	fmt.Fprintf(w, "%-12s %9d %9d\n", "total", a.Len(), b.Len())
 }
