@@ -21,7 +21,11 @@ type Comparison struct {
 // Compare computes the complete equivalence over the disjoint union of a
 // and b, independent of ids and order. Both must be base BTF, or split
 // BTF over the same base.
-func Compare(a, b *btf.Spec) (*Comparison, error) {
+func Compare(a, b *btf.Spec) (*Comparison, error) { return compare(a, b, true) }
+
+// compare is Compare; without mergeAll, VAR and DATASEC stay distinct as
+// in Dedup.
+func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	if a.Base() != b.Base() {
 		return nil, fmt.Errorf("dedup: compare: A and B have different bases")
 	}
@@ -30,7 +34,7 @@ func Compare(a, b *btf.Spec) (*Comparison, error) {
 			return nil, err
 		}
 	}
-	d, err := newIncremental(a.Base(), true)
+	d, err := newIncremental(a.Base(), mergeAll)
 	if err != nil {
 		return nil, err
 	}

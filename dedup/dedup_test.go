@@ -358,7 +358,7 @@ func checkInvariants(t *testing.T, in, out *btf.Spec) {
 	if !bytes.Equal(again.Marshal(), out.Marshal()) {
 		t.Errorf("dedup(dedup(x)) != dedup(x):\n\t%v\nvs\n\t%v", dump(again), dump(out))
 	}
-	c, err := Compare(out, out)
+	c, err := compare(out, out, false)
 	if err != nil {
 		t.Fatal(err)
 	}

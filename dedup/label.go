@@ -157,9 +157,7 @@ func labelHash(n node) uint64 {
 	if !k.HasType() {
 		h = mix(h, uint64(t.SizeOrType))
 	}
-	if t.NameOff != 0 {
-		h = mix(h, strHash(n.s.bytes(uint32(t.NameOff))))
-	}
+	h = mix(h, strHash(n.s.bytes(uint32(t.NameOff))))
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return finalize(h)
@@ -170,11 +168,7 @@ func labelHash(n node) uint64 {
 		case wNum:
 			h = mix(h, uint64(x))
 		case wStr:
-			if x != 0 {
-				h = mix(h, strHash(n.s.bytes(x)))
-			} else {
-				h = mix(h, 1)
-			}
+			h = mix(h, strHash(n.s.bytes(x)))
 		}
 		p++
 		if p == int(sh.stride) {
@@ -184,12 +178,11 @@ func labelHash(n node) uint64 {
 	return finalize(h)
 }
 
+// strEq compares strings by content: offset 0, another offset of an empty
+// string and an invalid offset all read as "", as they are written out.
 func strEq(a, b node, x, y uint32) bool {
 	if a.s == b.s && x == y {
 		return true
-	}
-	if x == 0 || y == 0 {
-		return x == y
 	}
 	return bytes.Equal(a.s.bytes(x), b.s.bytes(y))
 }
