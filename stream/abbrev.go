@@ -132,19 +132,18 @@ func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrev
 			if at > 0xffff {
 				return nil, false, formatErr(".debug_abbrev", start, "attribute %#x out of range", at)
 			}
-			sp := attrSpec{at: uint16(at), form: uint16(form)}
 			if form > 0xffff {
-				return nil, false, unsupportedErr(".debug_abbrev", start, "unknown form %#x", form)
+				form = 0xffff // unknown either way
 			}
+			sp := attrSpec{at: uint16(at), form: uint16(form)}
 			if form == formImplicitConst {
 				sp.implicit = b.sleb()
 			}
+			// An unknown form is reported when a DIE uses it, at
+			// its .debug_info offset (opInvalid), as debug/dwarf does.
 			op, size := formOp(uint16(form), k)
-			if op == opInvalid {
-				return nil, false, unsupportedErr(".debug_abbrev", start, "unknown form %#x", form)
-			}
 			sp.op = op
-			if size == 0 && op != opPresent && op != opImplicit || fixed == ^uint32(0) {
+			if size == 0 && op != opPresent && op != opImplicit || op == opInvalid || fixed == ^uint32(0) {
 				fixed = ^uint32(0)
 			} else {
 				fixed += uint32(size)

@@ -243,7 +243,7 @@ func (d DIE) Type() (DIEOff, bool) {
 
 // String formats the DIE the way pahole does: DW_TAG_structure_type @ <0x1a2b>.
 func (d DIE) String() string {
-	return fmt.Sprintf("DW_%v @ <%#x>", d.Tag(), uint32(d.Offset()))
+	return fmt.Sprintf("DW_TAG_%s @ <%#x>", TagName(d.Tag()), uint32(d.Offset()))
 }
 
 // Attr is one attribute value: DW_AT, form, and a 64-bit word whose meaning

@@ -27,6 +27,10 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		}
 	}
 	end := uint32(len(b.data))
+	// Zero-size forms (flag_present, implicit_const) let a 1-byte DIE
+	// carry many values; bound them by the unit size so corrupt input
+	// cannot make the arena explode.
+	valLimit := 32*len(b.data) + 1<<16
 	for b.pos < end {
 		off := b.pos
 		code := uint64(b.data[b.pos])
@@ -65,6 +69,10 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 			tags[parent].FirstChild = id
 		}
 		n := int(d.n)
+		if len(vals)+n > valLimit {
+			a.Tags, a.Vals = tags, vals
+			return formatErr(cu.secName, uint64(base+off), "too many attribute values for a unit of %d bytes", len(b.data))
+		}
 		vals = slices.Grow(vals, n)
 		v := vals[len(vals) : len(vals)+n]
 		vals = vals[:len(vals)+n]

@@ -42,7 +42,7 @@ func (e *Error) Error() string {
 	}
 	if e.Msg != "" {
 		s += e.Msg
-		if e.Err != nil && e.Err != ErrFormat {
+		if e.Err != nil && e.Err != ErrFormat && e.Err != ErrUnsupported && e.Err != ErrNoSection {
 			s += ": " + e.Err.Error()
 		}
 		return s

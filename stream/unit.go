@@ -124,6 +124,31 @@ func growBytes(b []byte, keep, n uint64) []byte {
 	return nb
 }
 
+// fill reads unit bytes [from, to) into a.Bytes. From a file the size is
+// bounded by the section, itself checked against the file size; from a
+// compressed stream, whose size claim is untrusted, the buffer grows by at
+// most 1 MiB beyond the data that actually arrived.
+func (u *unitReader) fill(a *arena.Arena, from, to uint64) error {
+	if u.ra != nil {
+		a.Bytes = growBytes(a.Bytes, from, to)
+		return u.read(a.Bytes[from:to], u.off+from)
+	}
+	for from < to {
+		n := min(to-from, 1<<20)
+		if uint64(cap(a.Bytes)) < from+n {
+			// Grow geometrically, never past the claimed end.
+			c := min(to, max(from+n, 2*uint64(cap(a.Bytes))))
+			a.Bytes = growBytes(a.Bytes, from, c)
+		}
+		a.Bytes = a.Bytes[:from+n]
+		if err := u.read(a.Bytes[from:from+n], u.off+from); err != nil {
+			return err
+		}
+		from += n
+	}
+	return nil
+}
+
 // head reads the next unit's header and the first bytes of its body into
 // a.Bytes. It returns the header and how many bytes of the unit are in
 // a.Bytes. done is true at the end of the section.
@@ -169,9 +194,9 @@ func (u *unitReader) head(a *arena.Arena) (h unitHeader, have uint64, done bool,
 	if u.rl != nil {
 		have = h.total
 	}
-	a.Bytes = growBytes(a.Bytes, 0, have)
+	a.Bytes = growBytes(a.Bytes, 0, lenSize)
 	copy(a.Bytes, lb[:lenSize])
-	if err := u.read(a.Bytes[lenSize:have], u.off+lenSize); err != nil {
+	if err := u.fill(a, lenSize, have); err != nil {
 		return h, 0, false, err
 	}
 	if u.rl != nil {
@@ -188,10 +213,7 @@ func (u *unitReader) head(a *arena.Arena) (h unitHeader, have uint64, done bool,
 // body reads the rest of the unit after head, then advances to the next.
 func (u *unitReader) body(a *arena.Arena, h *unitHeader, have uint64) error {
 	if have < h.total {
-		a.Bytes = growBytes(a.Bytes, have, h.total)
-		// Read in steps so a compressed stream's claimed size is not
-		// trusted with one allocation beyond what arrives.
-		if err := u.read(a.Bytes[have:h.total], u.off+have); err != nil {
+		if err := u.fill(a, have, h.total); err != nil {
 			return err
 		}
 		if u.rl != nil {
