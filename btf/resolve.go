@@ -393,7 +393,7 @@ func (v *verifier) checkMember(sid TypeID, i int) error {
 	st := v.s.Type(sid)
 	m := v.s.Member(sid, i)
 	kflag := st.KindFlag()
-	desc := v.memberDesc("member", i, m.NameOff)
+	desc := lazyDesc{v, "member", i, m.NameOff}
 	mt := m.Type
 	if v.kind(mt).IsModifier() {
 		r, _, ok := v.idSize(mt)
@@ -458,7 +458,7 @@ func (v *verifier) checkMember(sid TypeID, i int) error {
 	return nil
 }
 
-func (v *verifier) checkIntMember(sid TypeID, desc string, off uint32, it TypeID) error {
+func (v *verifier) checkIntMember(sid TypeID, desc lazyDesc, off uint32, it TypeID) error {
 	_, ioff, nbits := IntInfo(v.s.Extra(it)[0])
 	if ^uint32(0)-off < ioff {
 		return v.errAt(sid, "%s: offset %d + int bits_offset %d overflows", desc, off, ioff)
@@ -467,7 +467,7 @@ func (v *verifier) checkIntMember(sid TypeID, desc string, off uint32, it TypeID
 	return v.checkIntSpan(sid, desc, off, nbits)
 }
 
-func (v *verifier) checkIntSpan(sid TypeID, desc string, off, nbits uint32) error {
+func (v *verifier) checkIntSpan(sid TypeID, desc lazyDesc, off, nbits uint32) error {
 	size := v.s.Type(sid).Size()
 	copyBits := nbits + off%8
 	if copyBits > 128 {
@@ -479,7 +479,7 @@ func (v *verifier) checkIntSpan(sid TypeID, desc string, off, nbits uint32) erro
 	return nil
 }
 
-func (v *verifier) checkIntKflagMember(sid TypeID, desc string, m Member, it TypeID) error {
+func (v *verifier) checkIntKflagMember(sid TypeID, desc lazyDesc, m Member, it TypeID) error {
 	off, nbits := m.BitOffset(true), m.BitfieldSize(true)
 	_, ioff, ibits := IntInfo(v.s.Extra(it)[0])
 	if nbits == 0 {
@@ -573,9 +573,16 @@ func (v *verifier) checkFunc(id TypeID) error {
 // checkFuncProto is btf_func_proto_check.
 func (v *verifier) checkFuncProto(id TypeID) error {
 	t := v.s.Type(id)
-	check := func(ref TypeID, what string) error {
+	// arg is the parameter number from 1, 0 for the return type.
+	check := func(ref TypeID, arg int) error {
+		what := func() string {
+			if arg == 0 {
+				return "return type"
+			}
+			return fmt.Sprintf("arg#%d", arg)
+		}
 		if !v.exists(ref) || sourceOnly(v.kind(ref)) {
-			return v.errAt(id, "invalid %s: type_id %d%s", what, ref, v.refDesc(ref))
+			return v.errAt(id, "invalid %s: type_id %d%s", what(), ref, v.refDesc(ref))
 		}
 		if needsResolve(v.kind(ref)) && !v.resolved(ref) {
 			if err := v.resolve(ref); err != nil {
@@ -583,12 +590,12 @@ func (v *verifier) checkFuncProto(id TypeID) error {
 			}
 		}
 		if _, _, ok := v.idSize(ref); !ok {
-			return v.errAt(id, "invalid %s: type_id %d%s has no size", what, ref, v.refDesc(ref))
+			return v.errAt(id, "invalid %s: type_id %d%s has no size", what(), ref, v.refDesc(ref))
 		}
 		return nil
 	}
 	if t.Ref() != 0 {
-		if err := check(t.Ref(), "return type"); err != nil {
+		if err := check(t.Ref(), 0); err != nil {
 			return err
 		}
 	}
@@ -607,7 +614,7 @@ func (v *verifier) checkFuncProto(id TypeID) error {
 		if prm.NameOff != 0 && (!v.nameOK(prm.NameOff) || !v.validIdentifier(prm.NameOff)) {
 			return v.errAt(id, "arg#%d: invalid name", i+1)
 		}
-		if err := check(prm.Type, fmt.Sprintf("arg#%d", i+1)); err != nil {
+		if err := check(prm.Type, i+1); err != nil {
 			return err
 		}
 	}

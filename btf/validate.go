@@ -224,6 +224,16 @@ func (v *verifier) str(off StrOff) string {
 	return string(b)
 }
 
+// lazyDesc names a member only when an error is printed (%s calls String).
+type lazyDesc struct {
+	v    *verifier
+	what string
+	i    int
+	name StrOff
+}
+
+func (d lazyDesc) String() string { return d.v.memberDesc(d.what, d.i, d.name) }
+
 // memberDesc names member i of a struct, union, enum or func proto.
 func (v *verifier) memberDesc(what string, i int, name StrOff) string {
 	if name == 0 {
@@ -316,7 +326,7 @@ func (v *verifier) checkMeta(id TypeID) error {
 		case KindTypedef:
 			return needIdent()
 		case KindTypeTag:
-			if t.NameOff == 0 || v.str(t.NameOff) == "" {
+			if b, err := s.strings.LookupBytes(t.NameOff); t.NameOff == 0 || err != nil || len(b) == 0 {
 				return v.errAt(id, "invalid name: TYPE_TAG needs a value")
 			}
 		default:
@@ -343,7 +353,7 @@ func (v *verifier) checkMeta(id TypeID) error {
 			if !v.nameOK(m.NameOff) {
 				return v.errAt(id, "member #%d name offset %d beyond string section", i, m.NameOff)
 			}
-			desc := v.memberDesc("member", i, m.NameOff)
+			desc := lazyDesc{v, "member", i, m.NameOff}
 			if m.NameOff != 0 && !v.validIdentifier(m.NameOff) {
 				return v.errAt(id, "%s: invalid name: not a C identifier", desc)
 			}
@@ -444,7 +454,7 @@ func (v *verifier) checkMeta(id TypeID) error {
 			return v.errAt(id, "invalid size %d (2, 4, 8, 12 or 16)", t.Size())
 		}
 	case KindDeclTag:
-		if t.NameOff == 0 || v.str(t.NameOff) == "" {
+		if b, err := s.strings.LookupBytes(t.NameOff); t.NameOff == 0 || err != nil || len(b) == 0 {
 			return v.errAt(id, "invalid value: DECL_TAG needs a name")
 		}
 		if err := noVlen(); err != nil {
