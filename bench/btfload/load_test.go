@@ -83,10 +83,14 @@ func BenchmarkCiliumLoadAll(b *testing.B) { cilium(b, vmlinuxBTF(b), true) }
 
 // TestCompare runs both pairs in one process and logs the figures and the
 // ratios (cilium / btfstream: above 1 means btfstream is faster or
-// smaller). It is skipped in -short mode.
+// smaller). It takes ~30 s, so it runs only with BTFSTREAM_BENCH=1.
+//
+// On 32-bit hosts cilium/ebpf v0.22 cannot decode every type of a recent
+// kernel (a DECL_TAG's component_idx -1 fails with "index exceeds int");
+// the test then reports that pair as failed for cilium.
 func TestCompare(t *testing.T) {
-	if testing.Short() {
-		t.Skip("benchmark comparison skipped in -short mode")
+	if os.Getenv("BTFSTREAM_BENCH") != "1" {
+		t.Skip("set BTFSTREAM_BENCH=1 to run the benchmark comparison")
 	}
 	raw := vmlinuxBTF(t)
 	s, err := btf.Parse(raw, nil)
@@ -100,6 +104,19 @@ func TestCompare(t *testing.T) {
 	}{
 		{"load only", func(b *testing.B) { ours(b, raw, false) }, func(b *testing.B) { cilium(b, raw, false) }},
 		{"load+every type", func(b *testing.B) { ours(b, raw, true) }, func(b *testing.B) { cilium(b, raw, true) }},
+	}
+	// Decode every type once outside the benchmark: the benchmark would
+	// only say that it failed.
+	cs, err := cbtf.LoadSpecFromReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("cilium: %v", err)
+	}
+	for _, err := range cs.All() {
+		if err != nil {
+			t.Logf("cilium/ebpf cannot decode every type here: %v", err)
+			pairs = pairs[:1]
+			break
+		}
 	}
 	for _, p := range pairs {
 		o, c := testing.Benchmark(p.ours), testing.Benchmark(p.theirs)

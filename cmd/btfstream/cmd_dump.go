@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 
 	"github.com/btfstream/btfstream/btf"
@@ -11,7 +12,9 @@ import (
 // runDump implements `btfstream dump FILE [--base BASE]`: it prints the
 // types of FILE (raw BTF, or an ELF file's .BTF section) exactly like
 // `bpftool btf dump file FILE [-B BASE] format raw`.
-func runDump(args []string) int {
+func runDump(args []string) int { return dump(args, os.Stdout) }
+
+func dump(args []string, stdout io.Writer) int {
 	fs := newFlagSet("dump")
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's")
 	validate := fs.Bool("validate", false, "also check the BTF against the kernel verifier's rules")
@@ -45,7 +48,7 @@ func runDump(args []string) int {
 			return fail(1, "dump: %s: %v", fs.Arg(0), err)
 		}
 	}
-	if err := spec.Dump(os.Stdout); err != nil {
+	if err := spec.Dump(stdout); err != nil {
 		return fail(1, "dump: %v", err)
 	}
 	return 0
