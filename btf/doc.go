@@ -18,6 +18,19 @@
 // Strings is the string section: one byte buffer, interned through an
 // open-addressing set of offsets into that buffer.
 //
+// # Files
+//
+//   - spec.go, type.go, kind.go, strings.go: the data model.
+//   - header.go, read.go, write.go: raw BTF in either byte order (Parse,
+//     Marshal), split BTF.
+//   - elf.go, load.go: the .BTF section of an ELF32/ELF64 file of either
+//     byte order, read through an io.ReaderAt without loading the file
+//     (ELFSection, ReadRaw, Load, LoadFile).
+//   - validate.go, resolve.go: Validate, a port of the kernel verifier's
+//     rules (kernel/bpf/btf.c) with errors like
+//     `type [42] STRUCT 'foo': member 'bar' offset 9000 beyond size 16`.
+//   - dump.go: Dump, the exact text of `bpftool btf dump file F format raw`.
+//
 // # Invariants
 //
 //   - Id 0 is void. A base Spec's local ids are 1..Len(); a split Spec's

@@ -265,3 +265,42 @@ func diffLines(want, got string) string {
 	}
 	return b.String()
 }
+
+func TestKindAccessors(t *testing.T) {
+	s := allKinds()
+	find := func(k Kind, name string) TypeID {
+		for id := s.FirstID(); id < s.NextID(); id++ {
+			if s.Kind(id) == k && s.Name(id) == name {
+				return id
+			}
+		}
+		t.Fatalf("no %s %q", k, name)
+		return 0
+	}
+	if c := s.DeclTagComponent(find(KindDeclTag, "noinline")); c != -1 {
+		t.Errorf("component_idx of a whole-func tag = %d", c)
+	}
+	if c := s.DeclTagComponent(find(KindDeclTag, "packed")); c != 3 {
+		t.Errorf("component_idx of a member tag = %d", c)
+	}
+	if !s.IsAttribute(find(KindDeclTag, "aligned(8)")) || !s.IsAttribute(find(KindTypeTag, "address_space(1)")) ||
+		s.IsAttribute(find(KindTypeTag, "rcu")) {
+		t.Error("IsAttribute does not follow kind_flag")
+	}
+	if s.FuncLinkage(find(KindFunc, "node_put")) != LinkageGlobal || s.VarLinkage(find(KindVar, "node_cache")) != LinkageStatic {
+		t.Error("linkage")
+	}
+	if enc, _, bits := s.IntEncoding(find(KindInt, "_Bool")); enc != IntBool || bits != 8 {
+		t.Errorf("_Bool: encoding %d bits %d", enc, bits)
+	}
+	if !s.Type(find(KindFwd, "un")).KindFlag() || s.Type(find(KindFwd, "fs_struct")).KindFlag() {
+		t.Error("FWD kind_flag (union) lost")
+	}
+	if v := s.EnumValue(find(KindEnum, "delta"), 0).Value; int64(v) != -1 {
+		t.Errorf("signed ENUM value = %d", int64(v))
+	}
+	node := find(KindStruct, "node")
+	if m := s.Member(node, 1); m.BitOffset(true) != 32 || m.BitfieldSize(true) != 3 {
+		t.Errorf("bitfield member: offset %d size %d", m.BitOffset(true), m.BitfieldSize(true))
+	}
+}

@@ -247,3 +247,29 @@ func (s *Spec) TypeBytes(id TypeID) int { return 12 + 4*len(s.Extra(id)) }
 // SetStrings replaces the string table (used by string deduplication after
 // it has rewritten every offset).
 func (s *Spec) SetStrings(st *Strings) { s.strings = st }
+
+// IntEncoding decodes an INT's payload word: encoding (IntSigned, IntChar,
+// IntBool), bit offset and bit size.
+func (s *Spec) IntEncoding(id TypeID) (encoding, offset, bits uint32) {
+	return IntInfo(s.Extra(id)[0])
+}
+
+// VarLinkage returns a VAR's linkage (LinkageStatic, LinkageGlobal,
+// LinkageExtern).
+func (s *Spec) VarLinkage(id TypeID) uint32 { return s.Extra(id)[0] }
+
+// FuncLinkage returns a FUNC's linkage, which the wire format keeps in vlen.
+func (s *Spec) FuncLinkage(id TypeID) uint32 { return s.Type(id).Vlen() }
+
+// DeclTagComponent returns a DECL_TAG's component_idx: -1 when it tags the
+// type itself, else the index of the member (STRUCT/UNION) or parameter
+// (FUNC) it tags.
+func (s *Spec) DeclTagComponent(id TypeID) int32 { return int32(s.Extra(id)[0]) }
+
+// IsAttribute reports the kind_flag of a DECL_TAG or TYPE_TAG: the tag is
+// an attribute (__attribute__((...)) text) rather than a btf_decl_tag /
+// btf_type_tag string.
+func (s *Spec) IsAttribute(id TypeID) bool {
+	t := s.Type(id)
+	return (t.Kind() == KindDeclTag || t.Kind() == KindTypeTag) && t.KindFlag()
+}
