@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(void)
@@ -74,7 +75,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fclose(f);
-	printf("mode=libbpf types_out=%u read_s=%.3f total_s=%.3f peak_rss_kb=%ld\n",
-	       btf__type_cnt(btf) - 1, read, total, vmhwm());
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	printf("mode=libbpf types_out=%u read_s=%.3f total_s=%.3f cpu_s=%.3f peak_rss_kb=%ld\n",
+	       btf__type_cnt(btf) - 1, read, total, cpu, vmhwm());
 	return 0;
 }

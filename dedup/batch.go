@@ -19,6 +19,7 @@ type batchState struct {
 	res   []uint32 // class of i: an existing id, or t0+creator for a new class; none until resolved
 	bhash []uint64 // structural hash
 	btag  []uint64 // tag parents mix in
+	blh   []uint64 // label hash
 	fin   []bool
 	idx   []uint32 // Tarjan dfs number; none once the SCC is done; final id of creators in commit
 	low   []uint32 // Tarjan lowlink
@@ -41,6 +42,7 @@ func (d *Incremental) newBatchState(b *btf.Spec, t0 uint32) *batchState {
 		res:    make([]uint32, n),
 		bhash:  make([]uint64, n),
 		btag:   make([]uint64, n),
+		blh:    make([]uint64, n),
 		fin:    make([]bool, n),
 		idx:    make([]uint32, n),
 		low:    make([]uint32, n),
@@ -77,6 +79,13 @@ func (st *batchState) tagOf(id uint32) uint64 {
 		return st.d.tag[id]
 	}
 	return st.btag[id-st.t0]
+}
+
+func (st *batchState) lhOf(id uint32) uint64 {
+	if id < st.t0 {
+		return st.d.lh[id]
+	}
+	return st.blh[id-st.t0]
 }
 
 func (st *batchState) finOf(id uint32) bool {
@@ -167,12 +176,20 @@ func (st *batchState) component(members []uint32) {
 	}
 	slices.Sort(members)
 	for _, m := range members {
-		st.btag[m] = labelHash(st.nodeOf(st.t0 + m))
+		st.blh[m] = labelHash(st.nodeOf(st.t0 + m))
 		st.fin[m] = false
 	}
 	for _, m := range members {
 		n := st.nodeOf(st.t0 + m)
-		h := st.btag[m]
+		tag := st.blh[m]
+		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
+		}
+		st.btag[m] = finalize(tag)
+	}
+	for _, m := range members {
+		n := st.nodeOf(st.t0 + m)
+		h := st.blh[m]
 		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
 		}
@@ -223,19 +240,20 @@ func (st *batchState) selfLoop(v uint32) bool {
 func (st *batchState) single(v uint32) {
 	n := st.nodeOf(st.t0 + v)
 	lh := labelHash(n)
-	h, fin := lh, true
+	h, tag, fin := lh, lh, true
 	k := numRefs(n.t, n.w)
 	for j := 0; j < k; j++ {
 		c := refAt(n.t, n.w, j)
 		h = mix(h, st.tagOf(c))
+		tag = mix(tag, st.lhOf(c))
 		fin = fin && st.finOf(c)
 	}
 	h = finalize(h)
-	st.bhash[v], st.fin[v] = h, fin
+	st.bhash[v], st.fin[v], st.blh[v] = h, fin, lh
 	if fin {
 		st.btag[v] = h
 	} else {
-		st.btag[v] = lh
+		st.btag[v] = finalize(tag)
 	}
 	if st.d.neverMerged(n.t.Kind()) {
 		st.newClass(v, false)

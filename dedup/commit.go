@@ -71,7 +71,7 @@ func (st *batchState) commit(indexOnly bool) Remap {
 			id := st.t0 + uint32(i)
 			rep := uint32(remap[i]) == id
 			dup = dup || !rep
-			d.push(st.bhash[i], st.btag[i], st.fin[i], rep && !d.neverMerged(st.b.Type(btf.TypeID(id)).Kind()))
+			d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.b.Type(btf.TypeID(id)).Kind()))
 		}
 		if dup {
 			d.canon = make([]uint32, st.t0+uint32(st.n))
@@ -106,7 +106,7 @@ func (st *batchState) commit(indexOnly bool) Remap {
 		w = append(w[:0], st.b.Extra(id)...)
 		mapWords(&t, w, ref, str)
 		d.table.Add(t, w...)
-		d.push(st.bhash[ci], st.btag[ci], st.fin[ci], !d.neverMerged(t.Kind()))
+		d.push(st.bhash[ci], st.btag[ci], st.blh[ci], st.fin[ci], !d.neverMerged(t.Kind()))
 	}
 	return Remap{First: btf.TypeID(st.t0), IDs: remap}
 }

@@ -71,10 +71,11 @@
 //  2. Hashes. Each type gets a structural hash that equivalent types share:
 //     its label hash mixed with a tag per edge. The tag of a type whose
 //     unfolding is finite (it reaches no cycle) is its own hash, a Merkle
-//     hash of its whole tree; the tag of any other type is its label hash,
-//     which cuts recursion at cycles. Finiteness is itself invariant, so
-//     this is well defined and the same for equivalent types, in the batch
-//     or in the table.
+//     hash of its whole tree; the tag of any other type is its label hash
+//     mixed with its children's label hashes (a one-level unfolding), which
+//     cuts recursion at cycles yet tells a pointer to struct a from one to
+//     struct b. Finiteness is itself invariant, so this is well defined and
+//     the same for equivalent types, in the batch or in the table.
 //  3. A component of one type outside any cycle has resolved edges: a hash
 //     lookup in the table index (and the batch's index of new classes) and
 //     a direct comparison of label and edge classes decide. This is most

@@ -169,7 +169,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			}
 		}
 	}
-	d.hash, d.tag, d.fin, d.next = d.hash[:first], d.tag[:first], d.fin[:first], d.next[:first]
+	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
 	if d.base == nil {
 		d.table = btf.NewSpec()
 	} else {
@@ -226,7 +226,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 // use them, and returns the table. The hash state is dropped first: it is
 // no longer needed and output is the peak of Finish.
 func (d *Incremental) output() *btf.Spec {
-	d.hash, d.tag, d.fin, d.next, d.index, d.canon = nil, nil, nil, nil, nil, nil
+	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon = nil, nil, nil, nil, nil, nil, nil
 	out := d.table
 	tv := viewOf(out.Strings())
 	var ost *btf.Strings

@@ -28,14 +28,16 @@ func (r Remap) Map(id btf.TypeID) btf.TypeID {
 // the package documentation for the algorithm and the contract.
 //
 // Per table (and base) id it keeps the structural hash, the tag its parents
-// mix into their hashes, a finiteness flag and an index chain link: 21 bytes
-// per canonical type plus one map entry, next to the types themselves.
+// mix into their hashes, its label hash, a finiteness flag and an index
+// chain link: 29 bytes per canonical type plus one map entry, next to the
+// types themselves.
 type Incremental struct {
 	base  *btf.Spec
 	table *btf.Spec
 
 	hash  []uint64 // by id: structural hash (index key)
 	tag   []uint64 // by id: what a parent mixes in for this child
+	lh    []uint64 // by id: label hash
 	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
 	next  []uint32 // by id: next older id in the same index chain, 0 ends
 	index map[uint64]uint32
@@ -59,6 +61,7 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 	d := &Incremental{base: base, mergeAll: mergeAll, index: make(map[uint64]uint32)}
 	d.hash = []uint64{voidTag}
 	d.tag = []uint64{voidTag}
+	d.lh = []uint64{voidTag}
 	d.fin = []bool{true}
 	d.next = []uint32{0}
 	if base == nil {
@@ -155,16 +158,18 @@ func (d *Incremental) grow(n int) {
 	if cap(d.hash)-len(d.hash) < n {
 		d.hash = append(make([]uint64, 0, len(d.hash)+n), d.hash...)
 		d.tag = append(make([]uint64, 0, len(d.tag)+n), d.tag...)
+		d.lh = append(make([]uint64, 0, len(d.lh)+n), d.lh...)
 		d.fin = append(make([]bool, 0, len(d.fin)+n), d.fin...)
 		d.next = append(make([]uint32, 0, len(d.next)+n), d.next...)
 	}
 }
 
 // push appends the per-id state of a new table (or base) id.
-func (d *Incremental) push(h, tag uint64, fin bool, indexed bool) {
+func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 	id := uint32(len(d.hash))
 	d.hash = append(d.hash, h)
 	d.tag = append(d.tag, tag)
+	d.lh = append(d.lh, lh)
 	d.fin = append(d.fin, fin)
 	var nx uint32
 	if indexed {

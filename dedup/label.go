@@ -132,6 +132,47 @@ func finalize(h uint64) uint64 {
 	return h
 }
 
+// tail returns the section bytes from off on (its string and what follows),
+// or nil for an invalid offset.
+func (v *strView) tail(off uint32) []byte {
+	if off < v.baseLn {
+		return v.bytes(off) // base strings: rare, take the safe path
+	}
+	o := off - v.baseLn
+	if o >= uint32(len(v.local)) {
+		return nil
+	}
+	return v.local[o:]
+}
+
+// cstrHash hashes the NUL-terminated string at the start of b in one pass.
+func cstrHash(b []byte) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		h ^= uint64(c)
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+// cstrEq compares the NUL-terminated strings at the starts of a and b (a
+// slice's end also ends its string).
+func cstrEq(a, b []byte) bool {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return false
+		}
+		if a[i] == 0 {
+			return true
+		}
+	}
+	return (len(a) == n || a[n] == 0) && (len(b) == n || b[n] == 0)
+}
+
 func strHash(b []byte) uint64 {
 	h := uint64(0xcbf29ce484222325)
 	for _, c := range b {
@@ -157,7 +198,7 @@ func labelHash(n node) uint64 {
 	if !k.HasType() {
 		h = mix(h, uint64(t.SizeOrType))
 	}
-	h = mix(h, strHash(n.s.bytes(uint32(t.NameOff))))
+	h = mix(h, cstrHash(n.s.tail(uint32(t.NameOff))))
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return finalize(h)
@@ -168,7 +209,7 @@ func labelHash(n node) uint64 {
 		case wNum:
 			h = mix(h, uint64(x))
 		case wStr:
-			h = mix(h, strHash(n.s.bytes(x)))
+			h = mix(h, cstrHash(n.s.tail(x)))
 		}
 		p++
 		if p == int(sh.stride) {
@@ -184,7 +225,7 @@ func strEq(a, b node, x, y uint32) bool {
 	if a.s == b.s && x == y {
 		return true
 	}
-	return bytes.Equal(a.s.bytes(x), b.s.bytes(y))
+	return cstrEq(a.s.tail(x), b.s.tail(y))
 }
 
 // labelEq reports whether two types have equal labels (edges ignored).

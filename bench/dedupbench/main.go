@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/btfstream/btfstream/btf"
@@ -115,14 +115,14 @@ func mkinput(args []string) error {
 }
 
 // reader streams raw little-endian BTF: header and strings up front, types
-// on demand.
+// on demand, decoded from 1 MiB chunks.
 type reader struct {
-	r     *bufio.Reader
 	f     *os.File
 	strs  *btf.Strings
-	left  uint32 // type bytes left
+	left  uint32 // type bytes not yet in buf
+	buf   []byte // undecoded bytes of the current chunk
+	chunk []byte
 	words []uint32
-	buf   []byte
 }
 
 func open(path string) (*reader, error) {
@@ -148,26 +148,45 @@ func open(path string) (*reader, error) {
 	if _, err := f.Seek(int64(hdr+typeOff), io.SeekStart); err != nil {
 		return nil, err
 	}
-	return &reader{r: bufio.NewReaderSize(f, 1<<16), f: f, strs: btf.StringsFromBytes(strs, nil), left: typeLen, buf: make([]byte, 4)}, nil
+	return &reader{f: f, strs: btf.StringsFromBytes(strs, nil), left: typeLen, chunk: make([]byte, 1<<20)}, nil
 }
 
-func (rd *reader) u32() uint32 {
-	io.ReadFull(rd.r, rd.buf[:])
-	rd.left -= 4
-	return binary.LittleEndian.Uint32(rd.buf[:])
+// need makes sure n bytes are buffered; false at the end of the types.
+func (rd *reader) need(n int) bool {
+	if len(rd.buf) >= n {
+		return true
+	}
+	if rd.left == 0 {
+		return false
+	}
+	k := copy(rd.chunk, rd.buf)
+	m := min(uint32(len(rd.chunk)-k), rd.left)
+	if _, err := io.ReadFull(rd.f, rd.chunk[k:k+int(m)]); err != nil {
+		return false
+	}
+	rd.left -= m
+	rd.buf = rd.chunk[:k+int(m)]
+	return len(rd.buf) >= n
 }
 
 // next reads one type; ok is false at the end.
 func (rd *reader) next() (btf.Type, []uint32, bool) {
-	if rd.left < 12 {
+	le := binary.LittleEndian
+	if !rd.need(12) {
 		return btf.Type{}, nil, false
 	}
-	t := btf.Type{NameOff: btf.StrOff(rd.u32()), Info: rd.u32(), SizeOrType: rd.u32()}
+	b := rd.buf
+	t := btf.Type{NameOff: btf.StrOff(le.Uint32(b)), Info: le.Uint32(b[4:]), SizeOrType: le.Uint32(b[8:])}
 	n := t.Kind().ExtraWords(t.Vlen())
+	rd.buf = rd.buf[12:]
+	if n < 0 || !rd.need(4*n) {
+		return btf.Type{}, nil, false
+	}
 	rd.words = rd.words[:0]
 	for i := 0; i < n; i++ {
-		rd.words = append(rd.words, rd.u32())
+		rd.words = append(rd.words, le.Uint32(rd.buf[4*i:]))
 	}
+	rd.buf = rd.buf[4*n:]
 	return t, rd.words, true
 }
 
@@ -272,8 +291,11 @@ func incr(args []string) error {
 }
 
 func report(mode string, read, total time.Duration, out *btf.Spec) {
-	fmt.Printf("mode=%s types_out=%d read_s=%.3f total_s=%.3f peak_rss_kb=%d\n",
-		mode, out.Len(), read.Seconds(), total.Seconds(), vmHWM())
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Printf("mode=%s types_out=%d read_s=%.3f total_s=%.3f cpu_s=%.3f peak_rss_kb=%d\n",
+		mode, out.Len(), read.Seconds(), total.Seconds(), cpu.Seconds(), vmHWM())
 }
 
 func vmHWM() int {
