@@ -188,8 +188,33 @@ var dedupCases = []dedupCase{
 		},
 	},
 	{
-		// libbpf keeps both copies of s: its hypothetical map sends the
-		// second s to the first and then finds the second s again.
+		// libbpf 1.1 keeps two struct s: its walk maps CU 1's pointer to
+		// CU 2's first pointer and then meets CU 2's second, equivalent
+		// but distinct, pointer (bench: dedup_libbpf on this input).
+		name: "equivalent but distinct pointers in one CU",
+		cus: []cu{
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("t", "t", 4, "x:i@0")
+				b.Ptr("p", "t")
+				b.Struct("s", "s", 16, "a:p@0", "b:p@64")
+			},
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("t", "t", 4, "x:i@0")
+				b.Ptr("p1", "t")
+				b.Ptr("p2", "t")
+				b.Struct("s", "s", 16, "a:p1@0", "b:p2@64")
+			},
+		},
+		want: []string{
+			"[1] " + intLine,
+			"[2] STRUCT 't' size 4 {x:1@0}",
+			"[3] PTR '' -> 2",
+			"[4] STRUCT 's' size 16 {a:3@0 b:3@64}",
+		},
+	},
+	{
 		name: "a cycle unrolled once merges into the cycle",
 		cus: []cu{func(b *builder) {
 			b.Struct("s1", "s", 8, "next:p1@0")

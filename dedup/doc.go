@@ -49,14 +49,18 @@
 //
 //	[1] PTR -> [4]    [2] STRUCT 'bar' {f: [1]}    [3] INT 'int'    [4] STRUCT 'foo' {x: [3]}
 //
-// libbpf reaches the same graph here. Where they part: a CU that unrolls
-// a cycle once, struct s { struct s *next; } defined twice with the first
-// copy's pointer leading to the second (s1 -> p1 -> s2 -> p2 -> s2). Both
-// copies are equivalent to the plain cycle and merge here into
-// [1] STRUCT 's' {next: [2]}, [2] PTR -> [1]. libbpf keeps both: its
-// hypothetical map sends s2 to s1, then meets s2 again on the canonical
-// side and reports a conflict. The same happens with duplicate anonymous
-// definitions reached through different paths inside one CU.
+// libbpf reaches the same graph here. Where they part: CU 1 has
+// struct s { struct t *a, *b; } with one PTR type for both members; CU 2
+// has the same struct but its compiler emitted two distinct, identical PTR
+// types for a and b. Here both s merge: the two pointers are equivalent.
+// libbpf 1.1 keeps two identical 's': its walk maps CU 1's pointer to CU
+// 2's first pointer, then meets the second one at the same place and
+// calls it a conflict (it tolerates this only for identical arrays and
+// for structs identical down to their ids); pointers are deduplicated only
+// later, so the two 's' stay. (Reproduce: bench/dedup_libbpf on the
+// "equivalent but distinct pointers" test input gives 5 types, btfstream
+// 4.) The same holds for any equivalent-but-distinct subgraphs, at any
+// depth, including inside cycles.
 //
 // # Algorithm
 //
@@ -118,7 +122,7 @@
 //	final, remap2, err := d.Finish()     // remap2.Map(table id) = final id
 //
 // Memory: the table is the final BTF (before forward resolution) plus, per
-// type, an 8-byte hash, an 8-byte tag, a finiteness byte, a 4-byte index
+// type, an 8-byte hash, tag and label hash each, a finiteness byte, a 4-byte index
 // link, and one entry in a map[uint64]uint32: no pointers, so the GC never
 // scans it. A batch's working set is about 45 bytes per batch type and is
 // freed when AddBatch returns.
