@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,29 @@ var (
 	fixtureMu   sync.Mutex
 	fixtureOut  = map[string]string{}
 )
+
+// buildSeed builds the fixture for a fuzz seed, returning "" on failure.
+func (fx fixture) buildSeed() string {
+	done := make(chan string, 1)
+	go func() {
+		p := ""
+		defer func() { done <- p }() // also runs on runtime.Goexit
+		p = fx.build(&seedTB{})
+	}()
+	return <-done
+}
+
+// seedTB lets build run outside a test: Skip ends the goroutine.
+type seedTB struct {
+	testing.TB
+	failed bool
+}
+
+func (s *seedTB) Helper()               {}
+func (s *seedTB) Skipf(string, ...any)  { s.failed = true; runtime.Goexit() }
+func (s *seedTB) Skip(...any)           { s.failed = true; runtime.Goexit() }
+func (s *seedTB) Fatalf(string, ...any) { s.failed = true; runtime.Goexit() }
+func (s *seedTB) Fatal(...any)          { s.failed = true; runtime.Goexit() }
 
 // build compiles a fixture into a shared temporary directory, or skips
 // the test if the compiler is missing or rejects the options.

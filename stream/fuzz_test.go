@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -65,12 +66,19 @@ func fuzzSeeds(f *testing.F) {
 		ab, in, str := sampleDWARF(order, 0x1d)
 		f.Add(dwarfELF(order, ab, in, str))
 	}
-	for _, fx := range fixtures[:1] {
-		// Small real objects from the compilers, when already built.
-		if p, ok := fixtureOut[fx.name]; ok && p != "" {
-			if b, err := os.ReadFile(p); err == nil {
-				f.Add(b)
-			}
+	// Small real objects: relocations, symbols, compressed sections.
+	for _, fx := range fixtures {
+		switch fx.name {
+		case "gcc-dwarf4", "gcc-gz-zlib", "gcc-zstd", "clang-dwarf5", "gcc-s390x":
+		default:
+			continue
+		}
+		if _, err := exec.LookPath(fx.cc); err != nil {
+			continue
+		}
+		p := fx.buildSeed()
+		if b, err := os.ReadFile(p); p != "" && err == nil {
+			f.Add(b)
 		}
 	}
 }
