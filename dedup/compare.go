@@ -160,12 +160,25 @@ func (c *Comparison) Explain(a, b btf.TypeID) string {
 	if !labelEq(node{ta, c.A.Extra(a), &va}, node{tb, c.B.Extra(b), &vb}) {
 		return fmt.Sprintf("contents differ: %s vs %s", FormatType(c.A, a), FormatType(c.B, b))
 	}
+	// Prefer an edge whose targets differ in themselves over one whose
+	// targets differ only further down.
 	wa, wb := c.A.Extra(a), c.B.Extra(b)
+	first := -1
 	for j, n := 0, numRefs(ta, wa); j < n; j++ {
 		x, y := btf.TypeID(refAt(ta, wa, j)), btf.TypeID(refAt(tb, wb, j))
-		if c.classOf(0, x) != c.classOf(1, y) {
+		if c.classOf(0, x) == c.classOf(1, y) {
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		if x == 0 || y == 0 || !labelEq(node{c.A.Type(x), c.A.Extra(x), &va}, node{c.B.Type(y), c.B.Extra(y), &vb}) {
 			return fmt.Sprintf("%s differs: %s vs %s", edgeName(c.A, a, j), FormatType(c.A, x), FormatType(c.B, y))
 		}
+	}
+	if first >= 0 {
+		x, y := btf.TypeID(refAt(ta, wa, first)), btf.TypeID(refAt(tb, wb, first))
+		return fmt.Sprintf("%s differs: %s vs %s", edgeName(c.A, a, first), FormatType(c.A, x), FormatType(c.B, y))
 	}
 	return "differs"
 }
