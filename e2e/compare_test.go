@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
 )
 
 // kindCounts counts the local types of s by kind.
@@ -138,4 +139,29 @@ func head(s []string, n int) string {
 		return fmt.Sprintf("%q ...", s[:n])
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// graphDiff compares a and b as type graphs (dedup.Compare) and returns,
+// by kind, how many types of each side have no counterpart, and up to max
+// dumps of each side's unmatched types.
+func graphDiff(a, b *btf.Spec, max int) (onlyA, onlyB map[btf.Kind]int, shown []string, err error) {
+	c, err := dedup.Compare(a, b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ua, ub := c.Unmatched()
+	onlyA, onlyB = map[btf.Kind]int{}, map[btf.Kind]int{}
+	for _, id := range ua {
+		onlyA[a.Kind(id)]++
+		if len(shown) < max {
+			shown = append(shown, "only A: "+a.DumpType(id))
+		}
+	}
+	for i, id := range ub {
+		onlyB[b.Kind(id)]++
+		if i < max {
+			shown = append(shown, "only B: "+b.DumpType(id))
+		}
+	}
+	return onlyA, onlyB, shown, nil
 }

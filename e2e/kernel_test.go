@@ -91,6 +91,14 @@ func TestKernelReferenceDiff(t *testing.T) {
 	if k, ok := known130to131[filepath.Base(kernel)]; ok && (k.droppedFuncs != len(d.droppedFuncs) || k.orphanProtos != d.orphanProtos) {
 		t.Errorf("derived %d dropped FUNCs / %d orphan protos, recorded %d / %d", len(d.droppedFuncs), d.orphanProtos, k.droppedFuncs, k.orphanProtos)
 	}
+	onlyRef, onlyOld, shown, err := graphDiff(ref, old, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[btf.Kind]int{btf.KindFunc: len(d.droppedFuncs), btf.KindFuncProto: d.orphanProtos}
+	if len(onlyRef) > 0 || fmt.Sprint(onlyOld) != fmt.Sprint(want) {
+		t.Errorf("graph diff: only 1.31 %v, only 1.30 %v (want %v)\n%s", onlyRef, onlyOld, want, strings.Join(shown, "\n"))
+	}
 }
 
 // btfstreamBin returns BTFSTREAM_BIN or a freshly built btfstream.
@@ -161,6 +169,32 @@ func TestKernelEncode(t *testing.T) {
 	}
 	for _, e := range checkAgainst130(got, old, d) {
 		t.Error(e)
+	}
+
+	// As type graphs: nothing of ours missing from 1.30, and 1.30 has
+	// exactly the dropped FUNCs and their FUNC_PROTOs more.
+	onlyGot, onlyOld, shown, err := graphDiff(got, old, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[btf.Kind]int{}
+	if n := len(d.droppedFuncs); n > 0 {
+		want[btf.KindFunc] = n
+	}
+	if d.orphanProtos > 0 {
+		want[btf.KindFuncProto] = d.orphanProtos
+	}
+	if len(onlyGot) > 0 || fmt.Sprint(onlyOld) != fmt.Sprint(want) {
+		t.Errorf("graph diff against 1.30: only btfstream %v, only 1.30 %v (want %v)\n%s", onlyGot, onlyOld, want, strings.Join(shown, "\n"))
+	}
+	if ref != nil {
+		onlyGot, onlyRef, shown, err := graphDiff(got, ref, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(onlyGot)+len(onlyRef) > 0 {
+			t.Errorf("graph diff against pahole 1.31: only btfstream %v, only 1.31 %v\n%s", onlyGot, onlyRef, strings.Join(shown, "\n"))
+		}
 	}
 }
 
