@@ -1,15 +1,17 @@
 // Package e2e holds end-to-end tests of btfstream against real kernels.
 // It has no code outside its tests.
 //
-// The tests skip unless BTFSTREAM_KERNEL names a vmlinux with DWARF and
-// its own .BTF section, such as the one scripts/e2e-kernel.sh fetches:
+// The tests skip unless BTFSTREAM_KERNEL names a vmlinux with DWARF, such
+// as the one scripts/e2e-kernel.sh fetches (cloud-amd64 has its own .BTF
+// to compare with; armmp has none, so only pahole 1.31's output is):
 //
 //	BTFSTREAM_KERNEL=$(sh ../shared/testdata/kernel-dbg.sh cloud-amd64) go test ./e2e/ -v
 //
 // Optional variables:
 //
 //	BTFSTREAM_REF131  raw BTF of the same vmlinux made by pahole 1.31
-//	                  (default /tmp/ref/amd64-pahole131.btf when present)
+//	                  (default /tmp/ref/amd64-pahole131.btf or
+//	                  /tmp/ref/armmp-pahole131.btf when present)
 //	BTFSTREAM_BIN     a built btfstream to test (default: go build)
 //	BTFSTREAM_ELF_WRITE=1  also copy the vmlinux (~350 MB) to a temporary
 //	                  directory and exercise the in-place .BTF writer on it
