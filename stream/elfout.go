@@ -18,6 +18,8 @@ package stream
 //     after it: the same layout llvm-objcopy --add-section gives. An old
 //     non-allocated .BTF below the cut is overwritten in place if the new
 //     data fits, else left as dead bytes. Running twice gives the same file.
+//   - Bytes past the last section, segment and header table (a module
+//     signature, say) are not kept: they would not describe the new file.
 //   - A new section is appended as the last section header, so no section
 //     index (sh_link, sh_info, st_shndx) changes. It is SHT_PROGBITS, flags
 //     0, sh_addralign 1, as llvm-objcopy and GNU objcopy make it.
