@@ -17,7 +17,7 @@ type fixture struct {
 	cc   string
 	args []string
 	src  string
-	post string // "zstd": recompress debug sections with objcopy
+	post string // "zstd": recompress debug sections with objcopy; "link": link, don't -c
 }
 
 var fixtures = []fixture{
@@ -43,6 +43,10 @@ var fixtures = []fixture{
 	{"clang-ppc64le", "clang", []string{"--target=powerpc64le-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
 	{"clang-ppc64", "clang", []string{"--target=powerpc64-linux-gnu", "-g", "-O2"}, "fixture.c", ""},
 	{"clang-types-dwarf5", "clang", []string{"-x", "c++", "-gdwarf-5", "-fdebug-types-section"}, "types.cc", ""},
+	// A linked executable that kept .rela.debug_* (--emit-relocs, as a
+	// vmlinux can): those relocations must not be applied.
+	{"gcc-exe-emit-relocs", "gcc", []string{"-g", "-O2", "-nostdlib", "-static",
+		"-Wl,--emit-relocs,--unresolved-symbols=ignore-all,-e,0"}, "fixture.c", "link"},
 }
 
 var (
@@ -102,6 +106,9 @@ func (fx fixture) build(t testing.TB) string {
 	src, _ := filepath.Abs(filepath.Join("testdata", fx.src))
 	out := filepath.Join(fixtureDir, fx.name+".o")
 	args := append(append([]string{}, fx.args...), "-c", src, "-o", out)
+	if fx.post == "link" {
+		args = append(append([]string{}, fx.args...), src, "-o", out)
+	}
 	if msg, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Skipf("%s %s: %v\n%s", fx.cc, strings.Join(args, " "), err, msg)
 	}

@@ -54,3 +54,19 @@ func kernelFiles(t *testing.T) kernel {
 	k.xfs = x[0]
 	return k
 }
+
+// TestOracleKernelARM compares the 32-bit ARM (armmp) vmlinux with
+// debug/dwarf, when the cache has it.
+func TestOracleKernelARM(t *testing.T) {
+	if testing.Short() || strconv.IntSize == 32 {
+		t.Skip("kernel tests skipped in -short mode and on 32-bit hosts")
+	}
+	home, _ := os.UserHomeDir()
+	m, _ := filepath.Glob(filepath.Join(home, ".cache/btfstream-testdata/*armmp*/usr/lib/debug/boot/vmlinux-*"))
+	if len(m) == 0 {
+		t.Skip("no armmp kernel in ~/.cache/btfstream-testdata")
+	}
+	checkELF(t, m[0])
+	st := compareOracle(t, m[0], 2, false)
+	t.Logf("%s: %d units, %d DIEs, %d attributes equal to debug/dwarf", m[0], st.units, st.dies, st.attrs)
+}
