@@ -69,4 +69,12 @@ func TestOracleKernelARM(t *testing.T) {
 	checkELF(t, m[0])
 	st := compareOracle(t, m[0], 2, false)
 	t.Logf("%s: %d units, %d DIEs, %d attributes equal to debug/dwarf", m[0], st.units, st.dies, st.attrs)
+	// Modules: ELF32 ET_REL with SHT_REL (implicit addend) R_ARM_ABS32.
+	root := strings.SplitN(m[0], "/usr/lib/debug/", 2)[0]
+	kos, _ := filepath.Glob(filepath.Join(root, "usr/lib/debug/lib/modules/*/kernel/*/*/*.ko"))
+	for _, ko := range kos {
+		checkELF(t, ko)
+		st := compareOracle(t, ko, 1, false)
+		t.Logf("%s: %d units, %d DIEs, %d attributes equal to debug/dwarf", filepath.Base(ko), st.units, st.dies, st.attrs)
+	}
 }

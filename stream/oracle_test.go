@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -193,9 +194,27 @@ func TestOracleFixtures(t *testing.T) {
 
 func TestOracleKernel(t *testing.T) {
 	k := kernelFiles(t)
-	for _, p := range []string{k.xfs, k.vmlinux} {
+	files := []string{k.xfs, k.vmlinux}
+	// The other modules of the cache, and xfs.ko with its debug sections
+	// recompressed (zlib and zstd: streamed .debug_info plus relocations).
+	root := strings.SplitN(k.vmlinux, "/usr/lib/debug/", 2)[0]
+	kos, _ := filepath.Glob(filepath.Join(root, "usr/lib/debug/lib/modules/*/kernel/*/*/*.ko"))
+	for _, ko := range kos {
+		if ko != k.xfs {
+			files = append(files, ko)
+		}
+	}
+	if _, err := exec.LookPath("objcopy"); err == nil {
+		for _, c := range []string{"zlib", "zstd"} {
+			out := filepath.Join(t.TempDir(), "xfs-"+c+".ko")
+			if err := exec.Command("objcopy", "--compress-debug-sections="+c, k.xfs, out).Run(); err == nil {
+				files = append(files, out)
+			}
+		}
+	}
+	for _, p := range files {
 		st := compareOracle(t, p, 2, false)
-		t.Logf("%s: %d units, %d DIEs, %d attributes equal to debug/dwarf", p, st.units, st.dies, st.attrs)
+		t.Logf("%s: %d units, %d DIEs, %d attributes equal to debug/dwarf", filepath.Base(p), st.units, st.dies, st.attrs)
 	}
 }
 
