@@ -1,5 +1,34 @@
 package stream
 
+// The encoder follows pahole 1.31 (dwarf_loader.c + btf_encoder.c) rule for
+// rule, one compile unit at a time:
+//
+//   - Types: a unit's type DIEs are numbered in dwarf_loader's order (a
+//     type's nested types, such as anonymous members' types, pointer type
+//     tags and types declared in function bodies, come before it), and each
+//     becomes one BTF type in a batch. Arrays of several dimensions become
+//     ONE ARRAY whose nelems is the product of the dimensions; the index
+//     type is the first unit's "int" (or an "int" appended after the first
+//     unit that needs one). Enums with no byte size are 4 bytes; an enum
+//     declaration is an empty ENUM, a struct/union declaration a FWD.
+//     DW_TAG_unspecified_type becomes void; C++ references, _Atomic and
+//     pointers to members are errors, as in pahole.
+//   - The batch (types, then the unit's struct/union/typedef DECL_TAGs,
+//     then its per-CPU VARs with their DECL_TAGs) goes to
+//     dedup.Incremental; the remap turns the few ids kept across units
+//     (saved functions, DATASEC entries, the index type) into table ids.
+//   - Functions: every non-declaration DW_TAG_subprogram whose parameters
+//     all have names and whose name (own, or its abstract origin's) is an
+//     ELF FUNC symbol name (up to the first '.'; .cold/.part skipped) is
+//     saved as ids and string offsets. At the end the states are merged by
+//     name; with consistent_func a name is dropped if its prototypes differ
+//     (pahole's loose types__match), a parameter arrives in an unexpected
+//     register (judged from DW_AT_location lists), or its symbols sit at
+//     different addresses. FUNCs (linkage static) follow in name order,
+//     each after its FUNC_PROTO, then kfunc ("bpf_kfunc", "bpf_fastcall")
+//     and btf_decl_tag DECL_TAGs; DATASECs come last.
+//   - optimized_func is accepted and, as in pahole 1.31, changes nothing.
+
 import (
 	"debug/elf"
 	"errors"
