@@ -15,6 +15,12 @@
 //     the next unit. The pool keeps a bounded number of arenas and drops
 //     ones above a size limit, so one huge unit does not pin memory.
 //
+// Names are not copied into the arena: a string attribute keeps its
+// .debug_str offset (or its position in Bytes for an inline string) and is
+// resolved on demand through the reader's bounded page cache. Decoding a
+// whole kernel therefore touches no string at all; a consumer that needs a
+// name pays for that name only.
+//
 // arena imports nothing of this project; its users (package stream) give
 // meaning to Vals and to the Abbrev index.
 package arena

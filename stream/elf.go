@@ -162,7 +162,9 @@ func (e *ELF) parse() error {
 	if e.Class64 {
 		want = 64
 	}
-	if shentsize < want {
+	// e_shentsize beyond 1 KiB is legal but unheard of; refusing it keeps
+	// the header chunk buffer small whatever the input says.
+	if shentsize < want || shentsize > 1024 {
 		return &DecodeError{Section: "ELF header", Msg: fmt.Sprintf("bad e_shentsize %d", shentsize), Err: ErrFormat}
 	}
 	if shoff >= e.size || e.size-shoff < uint64(shentsize) {
@@ -193,7 +195,7 @@ func (e *ELF) parse() error {
 	e.Sections = make([]SectionHeader, shnum)
 	nameOffs := make([]uint32, shnum)
 	// Read headers in chunks to keep the temporary buffer small.
-	chunk := make([]byte, 256*uint64(shentsize))
+	chunk := make([]byte, uint64(min(shnum, 256))*uint64(shentsize))
 	for i := uint32(0); i < shnum; {
 		k := min(shnum-i, 256)
 		p := chunk[:k*shentsize]

@@ -65,7 +65,7 @@ func (e *ELF) openSymtab() (*symtab, error) {
 	if e.Class64 {
 		ent = 24
 	}
-	if sec.Entsize != 0 && sec.Entsize < ent {
+	if sec.Entsize != 0 && (sec.Entsize < ent || sec.Entsize > 1024) {
 		return nil, formatErr(sec.Name, 0, "bad symbol entry size %d", sec.Entsize)
 	}
 	if sec.Entsize != 0 {
