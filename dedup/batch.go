@@ -6,15 +6,22 @@ import (
 	"github.com/btfstream/btfstream/btf"
 )
 
-// batchState is the working set of one AddBatch, freed when it returns.
-// Every slice is indexed by the batch-local index i = id - t0.
+// batchState is the working set of one batch. The Incremental keeps it
+// and reuses its buffers for the next batch, so a run of batches costs no
+// allocation once the largest batch has been seen. Every per-type slice is
+// indexed by the batch-local index i = id - t0.
 type batchState struct {
 	d  *Incremental
-	b  *btf.Spec
 	t0 uint32
 	n  int
 	bs strView // the batch's strings
 	ts strView // the table's (and base's) strings
+	bv *strView // &bs, or &ts when the batch shares the table's strings
+
+	// The batch's types, copied in: edges >= t0 are batch ids.
+	types []btf.Type
+	at    []uint32 // at[i]: index in words of type i's extra words; n+1 entries
+	words []uint32
 
 	res   []uint32 // class of i: an existing id, or t0+creator for a new class; none until resolved
 	bhash []uint64 // structural hash
@@ -24,37 +31,104 @@ type batchState struct {
 	idx   []uint32 // Tarjan dfs number; none once the SCC is done; final id of creators in commit
 	low   []uint32 // Tarjan lowlink
 	aux   []uint32 // hypothetical class during a walk; position in R during refinement
-	bnext []uint32 // batch index chain (local index + 1)
 
-	bindex  map[uint64]uint32 // hash -> creator local index + 1
+	bindex  hindex // creators (local index + 1) by hash
 	scc     []uint32
+	callN   []uint32
+	callJ   []uint32
 	touched []uint32
 	pairs   []uint32
-	creator []uint32 // refinement scratch
+	rf      refineScratch
 }
 
-func (d *Incremental) newBatchState(b *btf.Spec, t0 uint32) *batchState {
-	n := b.Len()
-	st := &batchState{
-		d: d, b: b, t0: t0, n: n,
-		bs:     viewOf(b.Strings()),
-		ts:     viewOf(d.table.Strings()),
-		res:    make([]uint32, n),
-		bhash:  make([]uint64, n),
-		btag:   make([]uint64, n),
-		blh:    make([]uint64, n),
-		fin:    make([]bool, n),
-		idx:    make([]uint32, n),
-		low:    make([]uint32, n),
-		aux:    make([]uint32, n),
-		bnext:  make([]uint32, n),
-		bindex: make(map[uint64]uint32),
+// batch returns the reused batch state, emptied for a batch whose first id
+// is t0 and whose strings are strs. Types are then added with add.
+func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
+	st := d.st
+	if st == nil {
+		st = &batchState{d: d}
+		d.st = st
 	}
-	for i := range st.res {
-		st.res[i] = none
-		st.aux[i] = none
+	// A table without base and without types adopts the string table of
+	// its first batch, if that has no base: it is then shared, not copied.
+	if d.base == nil && d.table.Len() == 0 && strs != nil && strs.Base() == nil {
+		d.table.SetStrings(strs)
+		d.shared = true
+	} else if d.shared && strs != d.table.Strings() {
+		d.unshare()
 	}
+	st.t0, st.n = t0, 0
+	st.ts = viewOf(d.table.Strings())
+	st.bv = &st.ts
+	if strs != d.table.Strings() {
+		st.bs = viewOf(strs)
+		st.bv = &st.bs
+	}
+	st.types, st.words = st.types[:0], st.words[:0]
+	st.at = append(st.at[:0], 0)
 	return st
+}
+
+// add appends a type to the batch and returns its copied extra words, for
+// the caller to rewrite in place.
+func (st *batchState) add(t btf.Type, w []uint32) []uint32 {
+	st.types = append(st.types, t)
+	k := len(st.words)
+	st.words = append(st.words, w...)
+	st.at = append(st.at, uint32(len(st.words)))
+	return st.words[k:]
+}
+
+// ready sizes the per-type state for the types added.
+func (st *batchState) ready() {
+	n := len(st.types)
+	st.n = n
+	st.res = fill(st.res, n, none)
+	st.aux = fill(st.aux, n, none)
+	st.idx = fill(st.idx, n, 0)
+	st.low = fill(st.low, n, 0)
+	st.bhash = resize(st.bhash, n)
+	st.btag = resize(st.btag, n)
+	st.blh = resize(st.blh, n)
+	st.fin = resize(st.fin, n)
+	st.bindex.reset(n)
+}
+
+// loadSpec copies the local types of s (a batch starting at the table's
+// next id, or the base) into the batch state.
+func (d *Incremental) loadSpec(s *btf.Spec) *batchState {
+	st := d.batch(uint32(s.FirstID()), s.Strings())
+	n := s.Len()
+	if cap(st.types) < n {
+		st.types = make([]btf.Type, 0, n)
+		st.at = append(make([]uint32, 0, n+1), 0)
+	}
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		st.add(s.Type(id), s.Extra(id))
+	}
+	st.ready()
+	return st
+}
+
+// fill returns s resized to n, every element v.
+func fill(s []uint32, n int, v uint32) []uint32 {
+	s = resize(s, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// typ returns batch type i.
+func (st *batchState) typ(i uint32) (btf.Type, []uint32) {
+	return st.types[i], st.words[st.at[i]:st.at[i+1]]
 }
 
 // nodeOf returns a view of any id: existing ids through the table, batch
@@ -63,7 +137,8 @@ func (st *batchState) nodeOf(id uint32) node {
 	if id < st.t0 {
 		return node{st.d.table.Type(btf.TypeID(id)), st.d.table.Extra(btf.TypeID(id)), &st.ts}
 	}
-	return node{st.b.Type(btf.TypeID(id)), st.b.Extra(btf.TypeID(id)), &st.bs}
+	t, w := st.typ(id - st.t0)
+	return node{t, w, st.bv}
 }
 
 // resolve returns the class of id, or none for an unresolved batch type.
@@ -113,7 +188,8 @@ func (st *batchState) candChild(c uint32, j int) uint32 {
 // the table are already resolved) with an iterative Tarjan, and resolves
 // each as it completes: Tarjan emits components children first.
 func (st *batchState) run() {
-	var callN, callJ []uint32
+	callN, callJ := st.callN[:0], st.callJ[:0]
+	defer func() { st.callN, st.callJ = callN[:0], callJ[:0] }()
 	counter := uint32(0)
 	push := func(v uint32) {
 		counter++
@@ -130,7 +206,7 @@ func (st *batchState) run() {
 		for len(callN) > 0 {
 			top := len(callN) - 1
 			v := callN[top]
-			t, w := st.b.Type(btf.TypeID(st.t0+v)), st.b.Extra(btf.TypeID(st.t0+v))
+			t, w := st.typ(v)
 			if j := int(callJ[top]); j < numRefs(t, w) {
 				callJ[top]++
 				c := refAt(t, w, j)
@@ -205,21 +281,28 @@ func (st *batchState) component(members []uint32) {
 			continue
 		}
 		h := st.bhash[m]
-		for c := st.d.index[h]; c != 0 && st.res[m] == none; c = st.d.next[c] {
-			st.walk(m, c)
+		x := &st.d.index
+		for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0 && st.res[m] == none; i = (i + 1) & mk {
+			if c := x.slots[i]; st.d.hash[c] == h {
+				st.walk(m, c)
+			}
 		}
-		for e := st.bindex[h]; e != 0 && st.res[m] == none; e = st.bnext[e-1] {
-			st.walk(m, st.t0+e-1)
+		x = &st.bindex
+		for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0 && st.res[m] == none; i = (i + 1) & mk {
+			if e := x.slots[i]; st.bhash[e-1] == h {
+				st.walk(m, st.t0+e-1)
+			}
 		}
 	}
 	// (b) the rest are new; partition refinement finds which of them are
 	// equivalent to each other.
-	r := members[:0:0]
+	r := st.rf.r[:0]
 	for _, m := range members {
 		if st.res[m] == none {
 			r = append(r, m)
 		}
 	}
+	st.rf.r = r
 	if len(r) > 0 {
 		st.refine(r)
 	}
@@ -271,14 +354,16 @@ func (st *batchState) single(v uint32) {
 		}
 		return true
 	}
-	for c := st.d.index[h]; c != 0; c = st.d.next[c] {
-		if same(c) {
+	x := &st.d.index
+	for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0; i = (i + 1) & mk {
+		if c := x.slots[i]; st.d.hash[c] == h && same(c) {
 			st.res[v] = c
 			return
 		}
 	}
-	for e := st.bindex[h]; e != 0; e = st.bnext[e-1] {
-		if same(st.t0 + e - 1) {
+	x = &st.bindex
+	for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0; i = (i + 1) & mk {
+		if e := x.slots[i]; st.bhash[e-1] == h && same(st.t0+e-1) {
 			st.res[v] = st.t0 + e - 1
 			return
 		}
@@ -290,9 +375,7 @@ func (st *batchState) single(v uint32) {
 func (st *batchState) newClass(v uint32, indexed bool) {
 	st.res[v] = st.t0 + v
 	if indexed {
-		h := st.bhash[v]
-		st.bnext[v] = st.bindex[h]
-		st.bindex[h] = v + 1
+		st.bindex.insert(st.bhash[v], v+1, st.bhash, 1)
 	}
 }
 

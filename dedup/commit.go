@@ -35,15 +35,11 @@ func mapWords(t *btf.Type, w []uint32, ref, str func(uint32) uint32) {
 	}
 }
 
-// commit gives every class of the batch its id and appends the new classes
-// to the table, in the order of their first occurrence in the batch.
-//
-// With indexOnly (the base of a split table) nothing is appended: the
-// batch is the base, each class is represented by its first member, and
-// canon records where the others went.
-func (st *batchState) commit(indexOnly bool) Remap {
-	d := st.d
-	remap := make([]btf.TypeID, st.n)
+// number gives every class of the batch its id, in the order of the
+// classes' first occurrence in the batch, and writes every batch type's id
+// to remap. New classes get ids from next on (with base, the id of their
+// first member). It returns the creators of new classes in order.
+func (st *batchState) number(remap []btf.TypeID, base bool) []uint32 {
 	order := st.low[:0] // creators by first occurrence; low is free after Tarjan
 	next := st.t0
 	for i := 0; i < st.n; i++ {
@@ -54,7 +50,7 @@ func (st *batchState) commit(indexOnly bool) Remap {
 		}
 		ci := r - st.t0
 		if st.idx[ci] == none {
-			if indexOnly {
+			if base {
 				st.idx[ci] = st.t0 + uint32(i)
 			} else {
 				st.idx[ci] = next
@@ -64,49 +60,89 @@ func (st *batchState) commit(indexOnly bool) Remap {
 		}
 		remap[i] = btf.TypeID(st.idx[ci])
 	}
+	return order
+}
 
-	if indexOnly {
-		dup := false
-		for i := 0; i < st.n; i++ {
-			id := st.t0 + uint32(i)
-			rep := uint32(remap[i]) == id
-			dup = dup || !rep
-			d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.b.Type(btf.TypeID(id)).Kind()))
-		}
-		if dup {
-			d.canon = make([]uint32, st.t0+uint32(st.n))
-			for i := range d.canon {
-				d.canon[i] = uint32(i)
-			}
-			for i, r := range remap {
-				d.canon[st.t0+uint32(i)] = uint32(r)
-			}
-		}
-		return Remap{First: btf.TypeID(st.t0), IDs: remap}
+// commitBase indexes the batch as the base of a split table: nothing is
+// appended, each class is represented by its first member, and canon
+// records where the others went.
+func (st *batchState) commitBase() {
+	d := st.d
+	remap := make([]btf.TypeID, st.n)
+	st.number(remap, true)
+	dup := false
+	d.grow(st.n)
+	for i := 0; i < st.n; i++ {
+		id := st.t0 + uint32(i)
+		rep := uint32(remap[i]) == id
+		dup = dup || !rep
+		d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.types[i].Kind()))
 	}
+	if dup {
+		d.canon = make([]uint32, st.t0+uint32(st.n))
+		for i := range d.canon {
+			d.canon[i] = uint32(i)
+		}
+		for i, r := range remap {
+			d.canon[st.t0+uint32(i)] = uint32(r)
+		}
+	}
+}
 
-	tstr := d.table.Strings()
+// commit appends the batch's new classes to the table, in the order of
+// their first occurrence in the batch, and writes every batch type's table
+// id to remap (len n).
+func (st *batchState) commit(remap []btf.TypeID) {
+	d := st.d
+	order := st.number(remap, false)
 	ref := func(c uint32) uint32 {
 		if c < st.t0 {
 			return d.canonEx(c)
 		}
 		return uint32(remap[c-st.t0])
 	}
-	str := func(off uint32) uint32 { return uint32(tstr.AddBytes(st.bs.bytes(off))) }
+	var str func(uint32) uint32
+	if st.bv != &st.ts {
+		tstr := d.table.Strings()
+		str = func(off uint32) uint32 { return uint32(tstr.AddBytes(st.bs.bytes(off))) }
+	}
 	words := 0
 	for _, ci := range order {
-		words += len(st.b.Extra(btf.TypeID(st.t0 + ci)))
+		words += int(st.at[ci+1] - st.at[ci])
 	}
-	d.table.Grow(len(order), words)
+	// Grow the table by at least a quarter, as d.grow does. Spec.Grow
+	// reserves exactly what it is asked for, so the room is counted here.
+	if d.room < len(order) || d.wroom < words {
+		n, nw := max(len(order), d.table.Len()/4), max(words, d.words/4)
+		d.table.Grow(n, nw)
+		d.room, d.wroom = n, nw
+	}
+	d.room -= len(order)
+	d.wroom -= words
 	d.grow(len(order))
-	var w []uint32
+	d.words += words
+	w := st.pairs[:0]
 	for _, ci := range order {
-		id := btf.TypeID(st.t0 + ci)
-		t := st.b.Type(id)
-		w = append(w[:0], st.b.Extra(id)...)
+		t, tw := st.typ(ci)
+		w = append(w[:0], tw...)
 		mapWords(&t, w, ref, str)
 		d.table.Add(t, w...)
 		d.push(st.bhash[ci], st.btag[ci], st.blh[ci], st.fin[ci], !d.neverMerged(t.Kind()))
 	}
-	return Remap{First: btf.TypeID(st.t0), IDs: remap}
+	st.pairs = w[:0]
+}
+
+// unshare gives the table its own interned string table, when a batch
+// arrives with strings other than the shared ones.
+func (d *Incremental) unshare() {
+	old := viewOf(d.table.Strings())
+	own := btf.NewStrings(nil)
+	str := func(off uint32) uint32 { return uint32(own.AddBytes(old.bytes(off))) }
+	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
+		t := d.table.Type(id)
+		mapWords(&t, d.table.Extra(id), nil, str)
+		d.table.SetType(id, t)
+	}
+	d.table.SetStrings(own)
+	d.shared = false
 }

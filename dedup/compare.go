@@ -62,7 +62,7 @@ func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	}
 	copyIn(a, 0)
 	copyIn(b, uint32(a.Len()))
-	st := d.newBatchState(u, t0)
+	st := d.loadSpec(u)
 	st.run()
 	n := uint32(u.Len())
 	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d}

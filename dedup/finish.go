@@ -132,9 +132,23 @@ func (d *Incremental) resolveFwds() []uint32 {
 			add(id, t, uint32(off))
 		}
 	}
+	// A shared string table may repeat strings: key its names by their
+	// first occurrence.
+	tview := viewOf(st)
+	name := func(t btf.Type) uint32 {
+		if !d.shared {
+			return uint32(t.NameOff)
+		}
+		off, _ := st.Find(tview.bytes(uint32(t.NameOff)))
+		return uint32(off)
+	}
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
-		add(id, t, uint32(t.NameOff))
+		if _, complete, ok := fwdClass(t); ok && complete {
+			if off := name(t); off != 0 {
+				add(id, t, off)
+			}
+		}
 	}
 	var target []uint32
 	for id := first; id < uint32(d.table.NextID()); id++ {
@@ -143,7 +157,11 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if !ok || complete {
 			continue
 		}
-		if v, seen := cand[uint64(t.NameOff)<<2|cls]; seen && v != none {
+		off := name(t)
+		if off == 0 {
+			continue
+		}
+		if v, seen := cand[uint64(off)<<2|cls]; seen && v != none {
 			if target == nil {
 				target = make([]uint32, d.table.Len())
 			}
@@ -160,16 +178,14 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	old := d.table
 	first := uint32(old.FirstID())
 	// Forget the table's hashes, keep the base's.
-	for id := uint32(old.NextID()) - 1; id >= first; id-- {
-		if h := d.hash[id]; d.index[h] == id {
-			if nx := d.next[id]; nx != 0 {
-				d.index[h] = nx
-			} else {
-				delete(d.index, h)
-			}
+	d.hash, d.tag, d.lh, d.fin = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first]
+	d.index.reset(int(first))
+	for id := uint32(1); id < first; id++ {
+		if d.canonEx(id) == id && !d.neverMerged(d.base.Type(btf.TypeID(id)).Kind()) {
+			d.index.insert(d.hash[id], id, d.hash, 0)
 		}
 	}
-	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
+	d.words, d.room, d.wroom = 0, 0, 0
 	if d.base == nil {
 		d.table = btf.NewSpec()
 	} else {
@@ -197,23 +213,21 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		}
 		return pos[c-first]
 	}
-	batch := btf.NewSplitSpec(d.table)
-	batch.SetStrings(old.Strings())
-	var w []uint32
+	st := d.batch(first, old.Strings())
 	for i, tg := range target {
 		if tg != 0 {
 			continue
 		}
 		id := btf.TypeID(first + uint32(i))
 		t := old.Type(id)
-		w = append(w[:0], old.Extra(id)...)
+		w := st.add(t, old.Extra(id))
 		mapWords(&t, w, mapID, nil)
-		batch.Add(t, w...)
+		st.types[len(st.types)-1] = t
 	}
-	r, err := d.AddBatch(batch)
-	if err != nil {
-		return Remap{}, err
-	}
+	st.ready()
+	st.run()
+	r := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, st.n)}
+	st.commit(r.IDs)
 	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}
 	for i := range target {
 		out.IDs[i] = r.Map(btf.TypeID(mapID(first + uint32(i))))
@@ -226,7 +240,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 // use them, and returns the table. The hash state is dropped first: it is
 // no longer needed and output is the peak of Finish.
 func (d *Incremental) output() *btf.Spec {
-	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon = nil, nil, nil, nil, nil, nil, nil
+	d.hash, d.tag, d.lh, d.fin, d.index, d.canon, d.st = nil, nil, nil, nil, hindex{}, nil, nil
 	out := d.table
 	tv := viewOf(out.Strings())
 	var ost *btf.Strings

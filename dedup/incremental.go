@@ -28,20 +28,30 @@ func (r Remap) Map(id btf.TypeID) btf.TypeID {
 // the package documentation for the algorithm and the contract.
 //
 // Per table (and base) id it keeps the structural hash, the tag its parents
-// mix into their hashes, its label hash, a finiteness flag and an index
-// chain link: 29 bytes per canonical type plus one map entry, next to the
-// types themselves.
+// mix into their hashes, its label hash and a finiteness flag: 25 bytes
+// per canonical type, plus 4 to 8 bytes of open-addressing index, next to
+// the types themselves. The working state of a batch is kept between
+// batches and reused.
 type Incremental struct {
 	base  *btf.Spec
 	table *btf.Spec
+	words int // extra words in the table's local types
+	room  int // types the table has room for without growing
+	wroom int // extra words likewise
 
 	hash  []uint64 // by id: structural hash (index key)
 	tag   []uint64 // by id: what a parent mixes in for this child
 	lh    []uint64 // by id: label hash
 	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
-	next  []uint32 // by id: next older id in the same index chain, 0 ends
-	index map[uint64]uint32
+	index hindex   // ids by hash
 	canon []uint32 // by base id: class representative; nil when the base has no duplicates
+
+	// shared: the table's string offsets point into a string table it
+	// shares with its batches (adopted from the first batch) instead of
+	// its own interned copy; offsets are then not canonical.
+	shared bool
+
+	st *batchState // reused working state of a batch
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool
@@ -58,12 +68,12 @@ func NewIncremental(base *btf.Spec) (*Incremental, error) {
 }
 
 func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
-	d := &Incremental{base: base, mergeAll: mergeAll, index: make(map[uint64]uint32)}
+	d := &Incremental{base: base, mergeAll: mergeAll}
 	d.hash = []uint64{voidTag}
 	d.tag = []uint64{voidTag}
 	d.lh = []uint64{voidTag}
 	d.fin = []bool{true}
-	d.next = []uint32{0}
+	d.index.reset(0)
 	if base == nil {
 		d.table = btf.NewSpec()
 		return d, nil
@@ -107,9 +117,11 @@ func (d *Incremental) AddBatch(batch *btf.Spec) (Remap, error) {
 	if err := checkRefs(batch); err != nil {
 		return Remap{}, err
 	}
-	st := d.newBatchState(batch, uint32(t0))
+	st := d.loadSpec(batch)
 	st.run()
-	return st.commit(false), nil
+	remap := make([]btf.TypeID, st.n)
+	st.commit(remap)
+	return Remap{First: t0, IDs: remap}, nil
 }
 
 // checkRefs verifies that every edge of s's local types names void, an
@@ -134,9 +146,10 @@ func (d *Incremental) indexBase() error {
 	if err := checkRefs(d.base); err != nil {
 		return err
 	}
-	st := d.newBatchState(d.base, 1)
+	st := d.loadSpec(d.base)
 	st.run()
-	st.commit(true)
+	st.commitBase()
+	d.st = nil // sized for the whole base; batches are smaller
 	return nil
 }
 
@@ -153,14 +166,15 @@ func (d *Incremental) neverMerged(k btf.Kind) bool {
 	return !d.mergeAll && (k == btf.KindVar || k == btf.KindDatasec)
 }
 
-// grow reserves per-id state for n more ids.
+// grow reserves per-id state for n more ids, by at least a quarter of
+// what there is, so that many small batches do not copy it every time.
 func (d *Incremental) grow(n int) {
 	if cap(d.hash)-len(d.hash) < n {
-		d.hash = append(make([]uint64, 0, len(d.hash)+n), d.hash...)
-		d.tag = append(make([]uint64, 0, len(d.tag)+n), d.tag...)
-		d.lh = append(make([]uint64, 0, len(d.lh)+n), d.lh...)
-		d.fin = append(make([]bool, 0, len(d.fin)+n), d.fin...)
-		d.next = append(make([]uint32, 0, len(d.next)+n), d.next...)
+		c := len(d.hash) + max(n, len(d.hash)/4)
+		d.hash = append(make([]uint64, 0, c), d.hash...)
+		d.tag = append(make([]uint64, 0, c), d.tag...)
+		d.lh = append(make([]uint64, 0, c), d.lh...)
+		d.fin = append(make([]bool, 0, c), d.fin...)
 	}
 }
 
@@ -171,10 +185,7 @@ func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 	d.tag = append(d.tag, tag)
 	d.lh = append(d.lh, lh)
 	d.fin = append(d.fin, fin)
-	var nx uint32
 	if indexed {
-		nx = d.index[h]
-		d.index[h] = id
+		d.index.insert(h, id, d.hash, 0)
 	}
-	d.next = append(d.next, nx)
 }

@@ -1,5 +1,15 @@
 package dedup
 
+// refineScratch holds refine's buffers between calls.
+type refineScratch struct {
+	r       []uint32 // the members to refine
+	blk     []uint32
+	next    []uint32
+	rh      []uint64 // signature hash of a block representative
+	heads   hindex   // block representatives (position in r + 1) by signature hash
+	creator []uint32
+}
+
 // refine splits r (members of one component that match no existing class,
 // ascending) into classes of equivalent types by partition refinement
 // (Moore's algorithm): start from blocks of equal label, hash and resolved
@@ -14,9 +24,12 @@ func (st *batchState) refine(r []uint32) {
 	}
 	inR := func(c uint32) bool { return c >= st.t0 && st.res[c-st.t0] == none }
 
-	blk := make([]uint32, len(r))
-	nxt := make([]uint32, len(r))
-	heads := make(map[uint64]uint32, len(r))
+	rf := &st.rf
+	rf.blk = resize(rf.blk, len(r))
+	rf.next = resize(rf.next, len(r))
+	rf.rh = resize(rf.rh, len(r))
+	blk, rh, heads := rf.blk, rf.rh, &rf.heads
+	heads.reset(len(r))
 
 	// Initial blocks: equal structural hash, label and resolved edges;
 	// edges into r are compared in the rounds.
@@ -25,7 +38,11 @@ func (st *batchState) refine(r []uint32) {
 		vn := st.nodeOf(st.t0 + v)
 		h := st.bhash[v]
 		found := false
-		for e := heads[h]; e != 0; e = nxt[e-1] {
+		for i, mk := h&heads.mask(), heads.mask(); heads.slots[i] != 0; i = (i + 1) & mk {
+			e := heads.slots[i]
+			if rh[e-1] != h {
+				continue
+			}
 			un := st.nodeOf(st.t0 + r[e-1])
 			if !labelEq(vn, un) {
 				continue
@@ -45,16 +62,16 @@ func (st *batchState) refine(r []uint32) {
 		if !found {
 			blk[k] = nblk
 			nblk++
-			nxt[k] = heads[h]
-			heads[h] = uint32(k) + 1
+			rh[k] = h
+			heads.insert(h, uint32(k)+1, rh, 1)
 		}
 	}
 
 	// Rounds: the signature of a type is its block and the blocks of its
 	// edges into r.
-	next := make([]uint32, len(r))
+	next := rf.next
 	for {
-		clear(heads)
+		heads.reset(len(r))
 		count := uint32(0)
 		for k, v := range r {
 			vn := st.nodeOf(st.t0 + v)
@@ -67,9 +84,9 @@ func (st *batchState) refine(r []uint32) {
 			}
 			h = finalize(h)
 			found := false
-			for e := heads[h]; e != 0; e = nxt[e-1] {
-				u := e - 1
-				if blk[u] != blk[k] {
+			for i, mk := h&heads.mask(), heads.mask(); heads.slots[i] != 0; i = (i + 1) & mk {
+				u := heads.slots[i] - 1
+				if rh[u] != h || blk[u] != blk[k] {
 					continue
 				}
 				un := st.nodeOf(st.t0 + r[u])
@@ -89,8 +106,8 @@ func (st *batchState) refine(r []uint32) {
 			if !found {
 				next[k] = count
 				count++
-				nxt[k] = heads[h]
-				heads[h] = uint32(k) + 1
+				rh[k] = h
+				heads.insert(h, uint32(k)+1, rh, 1)
 			}
 		}
 		blk, next = next, blk
@@ -101,13 +118,9 @@ func (st *batchState) refine(r []uint32) {
 	}
 
 	// Blocks become classes, created by their first member.
-	if cap(st.creator) < int(nblk) {
-		st.creator = make([]uint32, nblk)
-	}
-	creator := st.creator[:nblk]
-	for i := range creator {
-		creator[i] = none
-	}
+	rf.blk, rf.next = blk, next
+	rf.creator = fill(rf.creator, int(nblk), none)
+	creator := rf.creator
 	for k, v := range r {
 		if c := creator[blk[k]]; c != none {
 			st.res[v] = st.t0 + c
