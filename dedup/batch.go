@@ -14,8 +14,8 @@ type batchState struct {
 	d  *Incremental
 	t0 uint32
 	n  int
-	bs strView // the batch's strings
-	ts strView // the table's (and base's) strings
+	bs strView  // the batch's strings
+	ts strView  // the table's (and base's) strings
 	bv *strView // &bs, or &ts when the batch shares the table's strings
 
 	// The batch's types, copied in: edges >= t0 are batch ids.
