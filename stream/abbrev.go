@@ -177,8 +177,8 @@ func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrev
 }
 
 // abbrevs returns the table at off for a unit of format k, parsing it on
-// first use.
-func (f *File) abbrevs(k abbrevKey) (*abbrevTable, error) {
+// first use. scratch is the caller's reusable read buffer.
+func (f *File) abbrevs(k abbrevKey, scratch *[]byte) (*abbrevTable, error) {
 	if t := f.abbrevCache.get(k); t != nil {
 		return t, nil
 	}
@@ -189,9 +189,8 @@ func (f *File) abbrevs(k abbrevKey) (*abbrevTable, error) {
 	if k.off >= r.size {
 		return nil, formatErr(".debug_abbrev", k.off, "abbreviation offset beyond the section (size %#x)", r.size)
 	}
-	var scratch []byte
 	for n := uint64(16 << 10); ; n *= 4 {
-		data, err := r.window(k.off, n, scratch)
+		data, err := r.window(k.off, n, *scratch)
 		if err != nil {
 			return nil, &DecodeError{Section: ".debug_abbrev", Offset: k.off, Msg: fmt.Sprintf("read: %v", err), Err: ErrFormat}
 		}
@@ -200,10 +199,12 @@ func (f *File) abbrevs(k abbrevKey) (*abbrevTable, error) {
 		if err != nil {
 			return nil, err
 		}
+		if r.mem == nil {
+			*scratch = data[:cap(data)]
+		}
 		if ok {
 			f.abbrevCache.put(k, t)
 			return t, nil
 		}
-		scratch = data[:cap(data)]
 	}
 }

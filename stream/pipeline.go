@@ -169,6 +169,8 @@ type producer struct {
 	excl langSet
 	cur  *unitReader
 	i    int
+
+	scratch []byte // abbreviation read buffer
 }
 
 func (p *producer) close() {
@@ -207,7 +209,7 @@ func (p *producer) next() (*CU, error) {
 			continue
 		}
 		cu := &CU{f: f, arena: a, hdr: h, order: f.elf.Order, secName: u.sec.Name}
-		if cu.table, err = f.abbrevs(cu.key()); err != nil {
+		if cu.table, err = f.abbrevs(cu.key(), &p.scratch); err != nil {
 			cu.Release()
 			return nil, err
 		}
