@@ -30,6 +30,7 @@ package stream
 //   - optimized_func is accepted and, as in pahole 1.31, changes nothing.
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -111,24 +112,23 @@ func (e *encoder) run(path string) error {
 		}
 	}
 	e.vars = newVarCtx(f, syms, feat, e.opts.Verbose)
-	src, err := newEncSource(f)
+	sf, err := Open(path, Options{})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
+	defer sf.Close()
 	addr := uint32(8)
 	if f.Class == elf.ELFCLASS32 {
 		addr = 4
 	}
 	le := f.ByteOrder.String() == "LittleEndian"
-	for {
-		t, err := src.next()
+	for cu, err := range sf.Units(UnitOptions{Jobs: e.opts.Jobs, LangExclude: e.opts.LangExclude, NoTypeUnits: true}) {
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
 		}
-		if t == nil {
-			break
-		}
-		if e.skip[t.lang] {
+		t := newEncTree(cu)
+		if t.tag(0) != dwarf.TagCompileUnit && t.tag(0) != dwarf.TagPartialUnit || e.skip[t.lang] {
+			cu.Release()
 			e.stats.SkippedCUs++
 			continue
 		}
@@ -153,6 +153,7 @@ func (e *encoder) run(path string) error {
 		if err != nil {
 			return fmt.Errorf("%s: unit %q: %w", path, t.name, err)
 		}
+		cu.Release()
 		e.idx.id = r.Map(e.idx.id)
 		e.funcs.remap(k0, r)
 		e.vars.remap(r)

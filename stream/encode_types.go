@@ -63,7 +63,7 @@ type cuConv struct {
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
-	n := len(t.nodes)
+	n := t.n
 	return &cuConv{t: t, out: out, feat: feat, le: le, addr: addr,
 		idOf: make([]btf.TypeID, n), inTab: make([]bool, n), ptrTags: map[int32][]int32{}}
 }
@@ -387,15 +387,15 @@ func (c *cuConv) memberOffset(m int32) (bitOff, bitfield uint32) {
 // memberLocation decodes DW_AT_data_member_location: a constant, or a
 // DW_OP_plus_uconst / DW_OP_constu expression.
 func (t *encTree) memberLocation(m int32) uint64 {
-	f := t.nodes[m].e.AttrField(dwarf.AttrDataMemberLoc)
-	if f == nil {
+	a, ok := t.attr(m, dwarf.AttrDataMemberLoc)
+	if !ok {
 		return 0
 	}
-	switch v := f.Val.(type) {
-	case int64:
-		return uint64(v)
-	case []byte:
-		if len(v) > 0 && (v[0] == 0x23 || v[0] == 0x10) {
+	switch a.Class() {
+	case dwarf.ClassConstant:
+		return a.Val
+	case dwarf.ClassExprLoc, dwarf.ClassBlock:
+		if v := a.Block(); len(v) > 0 && (v[0] == 0x23 || v[0] == 0x10) {
 			x, _ := uleb(v[1:])
 			return x
 		}
@@ -473,7 +473,7 @@ func (c *cuConv) size(j int32, depth int) uint64 {
 	var sz uint64
 	if next := t.ref(j, dwarf.AttrType); !t.has(j, dwarf.AttrType) {
 		sz = t.num(j, dwarf.AttrByteSize)
-		if sz == 1 && t.nodes[j].child < 0 {
+		if sz == 1 && !t.hasChildren(j) {
 			sz = 0
 		}
 	} else {

@@ -221,8 +221,8 @@ func isStructParam(t *encTree, j int32) bool {
 
 // judgeParam is pahole's parameter__new location check.
 func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *paramInfo) {
-	f := t.nodes[p].e.AttrField(dwarf.AttrLocation)
-	if f == nil {
+	f, ok := t.attr(p, dwarf.AttrLocation)
+	if !ok {
 		if t.has(p, dwarf.AttrConstValue) {
 			pi.optimized = true
 		}
@@ -230,16 +230,17 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 	}
 	pi.hasLoc = true
 	var each func(fn func([]byte) bool)
-	switch v := f.Val.(type) {
-	case []byte:
+	switch f.Class() {
+	case dwarf.ClassExprLoc, dwarf.ClassBlock:
+		v := f.Block()
 		each = func(fn func([]byte) bool) { fn(v) }
-	case int64:
-		off := uint64(v)
-		v5 := fc.v5
-		if f.Class == dwarf.ClassLocList {
-			base := uint64(12)
-			if b, ok := t.udata(cuNode, dwarf.AttrLoclistsBase); ok {
-				base = b
+	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
+		off := f.Val
+		v5 := t.cu.Version() >= 5
+		if f.Class() == dwarf.ClassLocList {
+			base := t.cu.LoclistsBase()
+			if base == 0 {
+				base = 12
 			}
 			o, ok := fc.locs.loclistsOffset(base, off)
 			if !ok {

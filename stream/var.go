@@ -35,7 +35,6 @@ type varCtx struct {
 	// addresses up, which amounts to finding a variable's section through
 	// its symbol. objAddr holds each STT_OBJECT symbol's value.
 	rel     bool
-	addrs   *addrTable
 	objAddr map[string][]uint64
 	force   bool
 	verbose func(string)
@@ -44,11 +43,7 @@ type varCtx struct {
 func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(string)) *varCtx {
 	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: map[string][]uint32{},
 		rel: f.Type == elf.ET_REL, objAddr: map[string][]uint64{}}
-	size := 8
-	if f.Class == elf.ELFCLASS32 {
-		size = 4
-	}
-	vc.addrs = newAddrTable(f, syms, size)
+
 	for _, s := range f.Sections {
 		v := varSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type}
 		v.include = feat.Has(FeatGlobalVar) || (s.Name == percpuSection && feat.Has(FeatVar))
@@ -105,9 +100,13 @@ func btfNameValid(s string) bool {
 
 // varAddr is pahole's dwarf__location for a variable: the address of a
 // DW_OP_addr (the index of a DW_OP_addrx) first operation.
-func varAddr(t *encTree, v int32, addrSize int, at *addrTable, order binary.ByteOrder) (uint64, bool) {
-	loc, ok := t.nodes[v].e.Val(dwarf.AttrLocation).([]byte)
-	if !ok || len(loc) == 0 {
+func varAddr(t *encTree, v int32, addrSize int, order binary.ByteOrder) (uint64, bool) {
+	a, ok := t.attr(v, dwarf.AttrLocation)
+	if !ok || a.Class() != dwarf.ClassExprLoc && a.Class() != dwarf.ClassBlock {
+		return 0, false
+	}
+	loc := a.Block()
+	if len(loc) == 0 {
 		return 0, false
 	}
 	switch loc[0] {
@@ -121,7 +120,8 @@ func varAddr(t *encTree, v int32, addrSize int, at *addrTable, order binary.Byte
 		return uint64(order.Uint32(loc[1:])), true
 	case opAddrx:
 		x, _ := uleb(loc[1:])
-		return at.lookup(addrBase(t), x)
+		addr, err := t.cu.Addrx(x)
+		return addr, err == nil
 	}
 	return 0, false
 }
@@ -140,7 +140,7 @@ func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error)
 		if t.has(v, dwarf.AttrArtificial) || t.has(v, dwarf.AttrDeclaration) {
 			continue
 		}
-		addr, ok := varAddr(t, v, int(c.addr), vc.addrs, f.ByteOrder)
+		addr, ok := varAddr(t, v, int(c.addr), f.ByteOrder)
 		if !ok {
 			continue
 		}
