@@ -82,9 +82,12 @@
 //
 // # Imports
 //
-// stream may import arena and spill, never btf or dedup (the encoder
-// imports stream, not the other way around). It uses debug/dwarf only for
-// its constants and class names; debug/elf is a test oracle only.
+// stream sits above the other packages (DEVELOPERS.md's layout): it may
+// import arena, dedup, btf and spill; none of them may import stream. The
+// reader half (ELF, units, DIEs) uses arena and spill only; the DWARF->BTF
+// encoder (encode*.go, func.go, var.go, kfunc*.go) adds btf and dedup.
+// debug/dwarf is used for its constants and class names; debug/elf is a test
+// oracle only.
 //
 // Specifications: DWARF 5 (https://dwarfstd.org/doc/DWARF5.pdf), System V
 // gABI "Object Files" (section headers, SHF_COMPRESSED, extended numbering).
