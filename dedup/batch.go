@@ -32,7 +32,8 @@ type batchState struct {
 	low   []uint32 // Tarjan lowlink
 	aux   []uint32 // hypothetical class during a walk; position in R during refinement
 
-	bindex  hindex // creators (local index + 1) by hash
+	bindex  hindex   // newest creator (local index + 1) by hash
+	bnext   []uint32 // by creator: next older creator + 1 with the same hash
 	scc     []uint32
 	callN   []uint32
 	callJ   []uint32
@@ -69,6 +70,24 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	return st
 }
 
+// reserve sizes the reused batch state, exactly, for batches of up to n
+// types with words extra words in all.
+func (d *Incremental) reserve(n, words int) {
+	if d.st == nil {
+		d.st = &batchState{d: d}
+	}
+	st := d.st
+	if cap(st.types) < n {
+		st.types = make([]btf.Type, 0, n)
+		st.at = make([]uint32, 0, n+1)
+		st.res, st.aux, st.idx, st.low, st.bnext = make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n)
+		st.bhash, st.btag, st.blh, st.fin = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]bool, n)
+	}
+	if cap(st.words) < words {
+		st.words = make([]uint32, 0, words)
+	}
+}
+
 // add appends a type to the batch and returns its copied extra words, for
 // the caller to rewrite in place.
 func (st *batchState) add(t btf.Type, w []uint32) []uint32 {
@@ -91,6 +110,7 @@ func (st *batchState) ready() {
 	st.btag = resize(st.btag, n)
 	st.blh = resize(st.blh, n)
 	st.fin = resize(st.fin, n)
+	st.bnext = resize(st.bnext, n)
 	st.bindex.reset(n)
 }
 
@@ -281,17 +301,11 @@ func (st *batchState) component(members []uint32) {
 			continue
 		}
 		h := st.bhash[m]
-		x := &st.d.index
-		for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0 && st.res[m] == none; i = (i + 1) & mk {
-			if c := x.slots[i]; st.d.hash[c] == h {
-				st.walk(m, c)
-			}
+		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[m] == none; c = st.d.next[c] {
+			st.walk(m, c)
 		}
-		x = &st.bindex
-		for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0 && st.res[m] == none; i = (i + 1) & mk {
-			if e := x.slots[i]; st.bhash[e-1] == h {
-				st.walk(m, st.t0+e-1)
-			}
+		for e := st.bindex.find(h, st.bhash, 1); e != 0 && st.res[m] == none; e = st.bnext[e-1] {
+			st.walk(m, st.t0+e-1)
 		}
 	}
 	// (b) the rest are new; partition refinement finds which of them are
@@ -354,16 +368,14 @@ func (st *batchState) single(v uint32) {
 		}
 		return true
 	}
-	x := &st.d.index
-	for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0; i = (i + 1) & mk {
-		if c := x.slots[i]; st.d.hash[c] == h && same(c) {
+	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
+		if same(c) {
 			st.res[v] = c
 			return
 		}
 	}
-	x = &st.bindex
-	for i, mk := h&x.mask(), x.mask(); x.slots[i] != 0; i = (i + 1) & mk {
-		if e := x.slots[i]; st.bhash[e-1] == h && same(st.t0+e-1) {
+	for e := st.bindex.find(h, st.bhash, 1); e != 0; e = st.bnext[e-1] {
+		if same(st.t0 + e - 1) {
 			st.res[v] = st.t0 + e - 1
 			return
 		}
@@ -375,7 +387,7 @@ func (st *batchState) single(v uint32) {
 func (st *batchState) newClass(v uint32, indexed bool) {
 	st.res[v] = st.t0 + v
 	if indexed {
-		st.bindex.insert(st.bhash[v], v+1, st.bhash, 1)
+		st.bnext[v] = st.bindex.put(st.bhash[v], v+1, st.bhash, 1)
 	}
 }
 

@@ -6,27 +6,40 @@ import (
 	"github.com/btfstream/btfstream/btf"
 )
 
-// Dedup deduplicates s in one batch: Dedup(s) equals feeding s to a fresh
-// Incremental as a single batch and calling Finish. If s is split BTF, its
+// Dedup deduplicates s: Dedup(s) equals feeding s to a fresh Incremental
+// as a single batch and calling Finish, but it feeds s in chunks, each a
+// valid batch (see plan), so that its working set is that of a chunk. If s is split BTF, its
 // base is the base of the result and is left untouched. The Remap maps
 // every id of s to its id in the result. s is not modified.
 func Dedup(s *btf.Spec) (*btf.Spec, Remap, error) {
+	return dedupSpec(s, chunkTypes)
+}
+
+// dedupSpec is Dedup in chunks of at least size types (see plan).
+func dedupSpec(s *btf.Spec, size int) (*btf.Spec, Remap, error) {
 	d, err := NewIncremental(s.Base())
 	if err != nil {
 		return nil, Remap{}, err
 	}
-	r1, err := d.AddBatch(s)
+	types := func() Source {
+		id := s.FirstID()
+		return func() (btf.Type, []uint32, bool) {
+			if id >= s.NextID() {
+				return btf.Type{}, nil, false
+			}
+			id++
+			return s.Type(id - 1), s.Extra(id - 1), true
+		}
+	}
+	p, err := makePlan(uint32(s.FirstID()), s.Strings(), types(), size, true)
 	if err != nil {
 		return nil, Remap{}, err
 	}
-	out, r2, err := d.Finish()
+	out, ids, err := d.dedupAll(p, s.Strings(), types())
 	if err != nil {
 		return nil, Remap{}, err
 	}
-	for i, id := range r1.IDs {
-		r1.IDs[i] = r2.Map(id)
-	}
-	return out, r1, nil
+	return out, Remap{First: s.FirstID(), IDs: ids}, nil
 }
 
 // Finish does what needs the whole input: it resolves forward declarations
@@ -39,6 +52,7 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 	if d.done {
 		return nil, Remap{}, fmt.Errorf("dedup: Finish called twice")
 	}
+	d.st = nil // sized for the batches; rebuild sizes its own
 	first := d.table.FirstID()
 	total := Remap{First: first, IDs: make([]btf.TypeID, d.table.Len())}
 	for i := range total.IDs {
@@ -132,15 +146,35 @@ func (d *Incremental) resolveFwds() []uint32 {
 			add(id, t, uint32(off))
 		}
 	}
-	// A shared string table may repeat strings: key its names by their
-	// first occurrence.
+	// A shared string table may repeat strings: key its names by the
+	// first offset met with the same content. (Strings.Find would do, but
+	// it builds an index inside a table that belongs to the caller.)
 	tview := viewOf(st)
+	var names hindex
+	var nkeys []uint64 // by names value - 1: content hash
+	var noffs []uint32 // by names value - 1: offset
+	var nnext []uint32 // by names value - 1: next value with the same hash
+	if d.shared {
+		names.reset(1024)
+	}
 	name := func(t btf.Type) uint32 {
+		off := uint32(t.NameOff)
 		if !d.shared {
-			return uint32(t.NameOff)
+			return off
 		}
-		off, _ := st.Find(tview.bytes(uint32(t.NameOff)))
-		return uint32(off)
+		b := tview.tail(off)
+		if len(b) == 0 || b[0] == 0 {
+			return 0
+		}
+		h := cstrHash(b)
+		for v := names.find(h, nkeys, 1); v != 0; v = nnext[v-1] {
+			if cstrEq(tview.tail(noffs[v-1]), b) {
+				return noffs[v-1]
+			}
+		}
+		nkeys, noffs = append(nkeys, h), append(noffs, off)
+		nnext = append(nnext, names.put(h, uint32(len(noffs)), nkeys, 1))
+		return off
 	}
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
@@ -178,11 +212,11 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	old := d.table
 	first := uint32(old.FirstID())
 	// Forget the table's hashes, keep the base's.
-	d.hash, d.tag, d.lh, d.fin = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first]
+	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
 	d.index.reset(int(first))
 	for id := uint32(1); id < first; id++ {
 		if d.canonEx(id) == id && !d.neverMerged(d.base.Type(btf.TypeID(id)).Kind()) {
-			d.index.insert(d.hash[id], id, d.hash, 0)
+			d.next[id] = d.index.put(d.hash[id], id, d.hash, 0)
 		}
 	}
 	d.words, d.room, d.wroom = 0, 0, 0
@@ -240,7 +274,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 // use them, and returns the table. The hash state is dropped first: it is
 // no longer needed and output is the peak of Finish.
 func (d *Incremental) output() *btf.Spec {
-	d.hash, d.tag, d.lh, d.fin, d.index, d.canon, d.st = nil, nil, nil, nil, hindex{}, nil, nil
+	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon, d.st = nil, nil, nil, nil, nil, hindex{}, nil, nil
 	out := d.table
 	tv := viewOf(out.Strings())
 	var ost *btf.Strings

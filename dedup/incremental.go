@@ -28,8 +28,8 @@ func (r Remap) Map(id btf.TypeID) btf.TypeID {
 // the package documentation for the algorithm and the contract.
 //
 // Per table (and base) id it keeps the structural hash, the tag its parents
-// mix into their hashes, its label hash and a finiteness flag: 25 bytes
-// per canonical type, plus 4 to 8 bytes of open-addressing index, next to
+// mix into their hashes, its label hash, a finiteness flag and a hash chain link:
+// 29 bytes per canonical type, plus 4 to 8 bytes of open-addressing index, next to
 // the types themselves. The working state of a batch is kept between
 // batches and reused.
 type Incremental struct {
@@ -43,7 +43,8 @@ type Incremental struct {
 	tag   []uint64 // by id: what a parent mixes in for this child
 	lh    []uint64 // by id: label hash
 	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
-	index hindex   // ids by hash
+	next  []uint32 // by id: next older id with the same hash, 0 ends
+	index hindex   // newest id by hash
 	canon []uint32 // by base id: class representative; nil when the base has no duplicates
 
 	// shared: the table's string offsets point into a string table it
@@ -73,6 +74,7 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 	d.tag = []uint64{voidTag}
 	d.lh = []uint64{voidTag}
 	d.fin = []bool{true}
+	d.next = []uint32{0}
 	d.index.reset(0)
 	if base == nil {
 		d.table = btf.NewSpec()
@@ -175,6 +177,7 @@ func (d *Incremental) grow(n int) {
 		d.tag = append(make([]uint64, 0, c), d.tag...)
 		d.lh = append(make([]uint64, 0, c), d.lh...)
 		d.fin = append(make([]bool, 0, c), d.fin...)
+		d.next = append(make([]uint32, 0, c), d.next...)
 	}
 }
 
@@ -185,7 +188,9 @@ func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 	d.tag = append(d.tag, tag)
 	d.lh = append(d.lh, lh)
 	d.fin = append(d.fin, fin)
+	var nx uint32
 	if indexed {
-		d.index.insert(h, id, d.hash, 0)
+		nx = d.index.put(h, id, d.hash, 0)
 	}
+	d.next = append(d.next, nx)
 }

@@ -1,17 +1,18 @@
 package dedup
 
-// hindex is an open-addressing hash index of small positive numbers (ids,
-// or local index+1) keyed by a 64-bit hash that the caller keeps beside
-// it (key(v) below). It holds no pointers and costs 4 bytes per slot, at
-// most half full; a lookup walks the probe run from the hash's home slot
-// and the caller checks every value whose key equals the hash. Several
-// values may share a hash; they are returned in insertion order.
+// hindex is an open-addressing hash index from a 64-bit hash to the head
+// of a chain of small positive numbers (ids, or local index+1) that share
+// the hash; the caller keeps the chain links and the hashes (keys[v-off]
+// is the hash of v). It holds no pointers and costs 4 bytes per slot, at
+// most half full. Only distinct hashes take slots: types that share a
+// hash (cyclic types can, without being equivalent) share one chain
+// instead of lengthening every probe run around them.
 type hindex struct {
 	slots []uint32 // 0 = empty
 	used  int
 }
 
-// reset empties the index and sizes it for n values.
+// reset empties the index and sizes it for n hashes.
 func (x *hindex) reset(n int) {
 	size := 16
 	for size < 2*n {
@@ -26,32 +27,40 @@ func (x *hindex) reset(n int) {
 	x.used = 0
 }
 
-// mask returns the probe mask; the home slot of h is h&mask.
-func (x *hindex) mask() uint64 { return uint64(len(x.slots) - 1) }
-
-// insert adds v (nonzero) under h. Every value's key is keys[v-off]
-// (used when growing), h for v.
-func (x *hindex) insert(h uint64, v uint32, keys []uint64, off uint32) {
-	if 2*(x.used+1) > len(x.slots) {
-		x.grow(keys, off)
+// find returns the head stored under h, or 0.
+func (x *hindex) find(h uint64, keys []uint64, off uint32) uint32 {
+	m := uint64(len(x.slots) - 1)
+	for i := h & m; ; i = (i + 1) & m {
+		v := x.slots[i]
+		if v == 0 || keys[v-off] == h {
+			return v
+		}
 	}
-	m := x.mask()
+}
+
+// put makes v (nonzero, keys[v-off] == h) the head under h and returns the
+// previous head, or 0.
+func (x *hindex) put(h uint64, v uint32, keys []uint64, off uint32) uint32 {
+	m := uint64(len(x.slots) - 1)
 	i := h & m
-	for x.slots[i] != 0 {
-		i = (i + 1) & m
+	for ; x.slots[i] != 0; i = (i + 1) & m {
+		if p := x.slots[i]; keys[p-off] == h {
+			x.slots[i] = v
+			return p
+		}
 	}
 	x.slots[i] = v
 	x.used++
+	if 2*x.used > len(x.slots) {
+		x.grow(keys, off)
+	}
+	return 0
 }
 
 func (x *hindex) grow(keys []uint64, off uint32) {
 	old := x.slots
-	n := 2 * len(old)
-	if n < 16 {
-		n = 16
-	}
-	x.slots = make([]uint32, n)
-	m := x.mask()
+	x.slots = make([]uint32, 2*len(old))
+	m := uint64(len(x.slots) - 1)
 	for _, v := range old {
 		if v == 0 {
 			continue

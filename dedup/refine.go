@@ -5,8 +5,9 @@ type refineScratch struct {
 	r       []uint32 // the members to refine
 	blk     []uint32
 	next    []uint32
+	nxt     []uint32 // next older representative + 1 with the same hash
 	rh      []uint64 // signature hash of a block representative
-	heads   hindex   // block representatives (position in r + 1) by signature hash
+	heads   hindex   // newest block representative (position in r + 1) by signature hash
 	creator []uint32
 }
 
@@ -28,7 +29,8 @@ func (st *batchState) refine(r []uint32) {
 	rf.blk = resize(rf.blk, len(r))
 	rf.next = resize(rf.next, len(r))
 	rf.rh = resize(rf.rh, len(r))
-	blk, rh, heads := rf.blk, rf.rh, &rf.heads
+	rf.nxt = resize(rf.nxt, len(r))
+	blk, rh, nxt, heads := rf.blk, rf.rh, rf.nxt, &rf.heads
 	heads.reset(len(r))
 
 	// Initial blocks: equal structural hash, label and resolved edges;
@@ -38,11 +40,7 @@ func (st *batchState) refine(r []uint32) {
 		vn := st.nodeOf(st.t0 + v)
 		h := st.bhash[v]
 		found := false
-		for i, mk := h&heads.mask(), heads.mask(); heads.slots[i] != 0; i = (i + 1) & mk {
-			e := heads.slots[i]
-			if rh[e-1] != h {
-				continue
-			}
+		for e := heads.find(h, rh, 1); e != 0; e = nxt[e-1] {
 			un := st.nodeOf(st.t0 + r[e-1])
 			if !labelEq(vn, un) {
 				continue
@@ -63,7 +61,7 @@ func (st *batchState) refine(r []uint32) {
 			blk[k] = nblk
 			nblk++
 			rh[k] = h
-			heads.insert(h, uint32(k)+1, rh, 1)
+			nxt[k] = heads.put(h, uint32(k)+1, rh, 1)
 		}
 	}
 
@@ -84,9 +82,9 @@ func (st *batchState) refine(r []uint32) {
 			}
 			h = finalize(h)
 			found := false
-			for i, mk := h&heads.mask(), heads.mask(); heads.slots[i] != 0; i = (i + 1) & mk {
-				u := heads.slots[i] - 1
-				if rh[u] != h || blk[u] != blk[k] {
+			for e := heads.find(h, rh, 1); e != 0; e = nxt[e-1] {
+				u := e - 1
+				if blk[u] != blk[k] {
 					continue
 				}
 				un := st.nodeOf(st.t0 + r[u])
@@ -107,7 +105,7 @@ func (st *batchState) refine(r []uint32) {
 				next[k] = count
 				count++
 				rh[k] = h
-				heads.insert(h, uint32(k)+1, rh, 1)
+				nxt[k] = heads.put(h, uint32(k)+1, rh, 1)
 			}
 		}
 		blk, next = next, blk

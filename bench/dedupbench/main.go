@@ -4,7 +4,7 @@
 //	dedupbench mkinput -n 8 vmlinux.btf input.btf stripped.btf
 //	    input: n copies of vmlinux's types without VAR and DATASEC (ids
 //	    shifted, one shared string table); stripped: one copy.
-//	dedupbench batch input.btf out.btf          Dedup of the whole input
+//	dedupbench batch input.btf out.btf          DedupStream of the whole input
 //	dedupbench incr -per N input.btf out.btf    one batch per N input types
 //
 // batch and incr print wall time and the peak RSS (VmHWM) as key=value.
@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -115,14 +116,16 @@ func mkinput(args []string) error {
 }
 
 // reader streams raw little-endian BTF: header and strings up front, types
-// on demand, decoded from 1 MiB chunks.
+// on demand, decoded from 256 KiB chunks.
 type reader struct {
-	f     *os.File
-	strs  *btf.Strings
-	left  uint32 // type bytes not yet in buf
-	buf   []byte // undecoded bytes of the current chunk
-	chunk []byte
-	words []uint32
+	f       *os.File
+	strs    *btf.Strings
+	left    uint32 // type bytes not yet in buf
+	typeAt  int64  // file offset of the first type
+	typeLen uint32
+	buf     []byte // undecoded bytes of the current chunk
+	chunk   []byte
+	words   []uint32
 }
 
 func open(path string) (*reader, error) {
@@ -145,10 +148,9 @@ func open(path string) (*reader, error) {
 	if _, err := f.ReadAt(strs, int64(hdr+strOff)); err != nil {
 		return nil, err
 	}
-	if _, err := f.Seek(int64(hdr+typeOff), io.SeekStart); err != nil {
-		return nil, err
-	}
-	return &reader{f: f, strs: btf.StringsFromBytes(strs, nil), left: typeLen, chunk: make([]byte, 1<<20)}, nil
+	rd := &reader{f: f, strs: btf.StringsFromBytes(strs, nil), typeAt: int64(hdr + typeOff), typeLen: typeLen, chunk: make([]byte, 1<<18)}
+	rd.rewind()
+	return rd, nil
 }
 
 // need makes sure n bytes are buffered; false at the end of the types.
@@ -167,6 +169,12 @@ func (rd *reader) need(n int) bool {
 	rd.left -= m
 	rd.buf = rd.chunk[:k+int(m)]
 	return len(rd.buf) >= n
+}
+
+// rewind restarts reading at the first type.
+func (rd *reader) rewind() {
+	rd.f.Seek(rd.typeAt, io.SeekStart)
+	rd.left, rd.buf = rd.typeLen, nil
 }
 
 // next reads one type; ok is false at the end.
@@ -196,23 +204,18 @@ func batch(args []string) error {
 	if err != nil {
 		return err
 	}
-	s := btf.NewSpec()
-	s.SetStrings(rd.strs)
-	for {
-		t, w, ok := rd.next()
-		if !ok {
-			break
-		}
-		s.Add(t, w...)
-	}
-	rd.f.Close()
+	// DedupStream reads the types twice (plan, then dedup), never holding them.
 	read := time.Since(start)
-	out, _, err := dedup.Dedup(s)
+	out, err := dedup.DedupStream(rd.strs, func() dedup.Source {
+		rd.rewind()
+		return rd.next
+	})
 	if err != nil {
 		return err
 	}
+	rd.f.Close()
 	elapsed := time.Since(start)
-	if err := os.WriteFile(args[1], out.Marshal(), 0o644); err != nil {
+	if err := write(args[1], out); err != nil {
 		return err
 	}
 	stopProfile()
@@ -277,20 +280,62 @@ func incr(args []string) error {
 		return err
 	}
 	elapsed := time.Since(start)
-	if err := os.WriteFile(fs.Arg(1), out.Marshal(), 0o644); err != nil {
+	if err := write(fs.Arg(1), out); err != nil {
 		return err
-	}
-	if p := os.Getenv("DEDUPBENCH_MEMPROFILE"); p != "" {
-		f, _ := os.Create(p)
-		pprof.Lookup("allocs").WriteTo(f, 0)
-		f.Close()
 	}
 	stopProfile()
 	report("incr", read, elapsed, out)
 	return nil
 }
 
+// write writes s as raw little-endian BTF, the bytes s.Marshal() gives a
+// new Spec (24-byte header, types, strings), without building them in
+// memory.
+func write(path string, s *btf.Spec) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	le := binary.LittleEndian
+	typeLen := 0
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		typeLen += s.TypeBytes(id)
+	}
+	strs := s.Strings().Bytes()
+	var b [24]byte
+	le.PutUint16(b[0:], btf.Magic)
+	b[2] = 1
+	le.PutUint32(b[4:], 24)
+	le.PutUint32(b[12:], uint32(typeLen))
+	le.PutUint32(b[16:], uint32(typeLen))
+	le.PutUint32(b[20:], uint32(len(strs)))
+	w.Write(b[:])
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		t := s.Type(id)
+		le.PutUint32(b[0:], uint32(t.NameOff))
+		le.PutUint32(b[4:], t.Info)
+		le.PutUint32(b[8:], t.SizeOrType)
+		w.Write(b[:12])
+		for _, x := range s.Extra(id) {
+			le.PutUint32(b[:], x)
+			w.Write(b[:4])
+		}
+	}
+	w.Write(strs)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func report(mode string, read, total time.Duration, out *btf.Spec) {
+	if p := os.Getenv("DEDUPBENCH_MEMPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -311,6 +356,9 @@ func vmHWM() int {
 }
 
 func init() {
+	if os.Getenv("DEDUPBENCH_MEMPROFILE") != "" {
+		runtime.MemProfileRate = 4096
+	}
 	if p := os.Getenv("DEDUPBENCH_CPUPROFILE"); p != "" {
 		f, _ := os.Create(p)
 		pprof.StartCPUProfile(f)

@@ -1,0 +1,132 @@
+package dedup
+
+import (
+	"bytes"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// oneBatch deduplicates s as a single AddBatch (what Dedup did before it
+// cut its input into chunks).
+func oneBatch(t *testing.T, s *btf.Spec) (*btf.Spec, Remap) {
+	t.Helper()
+	d, err := NewIncremental(s.Base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := d.AddBatch(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, r2, err := d.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range r1.IDs {
+		r1.IDs[i] = r2.Map(id)
+	}
+	return out, r1
+}
+
+// checkChunked checks that every chunk size, and DedupStream, give the
+// bytes and remap of one batch.
+func checkChunked(t *testing.T, in *btf.Spec, sizes ...int) {
+	t.Helper()
+	want, wantMap := oneBatch(t, in)
+	raw := want.Marshal()
+	for _, size := range sizes {
+		out, remap, err := dedupSpec(in, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Marshal(), raw) || !slices.Equal(remap.IDs, wantMap.IDs) {
+			t.Fatalf("chunks of %d differ from one batch:\n\t%v\nvs\n\t%v\ninput\n\t%v", size, dump(out), dump(want), dump(in))
+		}
+	}
+	if in.Base() != nil {
+		return
+	}
+	open := func() Source {
+		id := in.FirstID()
+		return func() (btf.Type, []uint32, bool) {
+			if id >= in.NextID() {
+				return btf.Type{}, nil, false
+			}
+			id++
+			return in.Type(id - 1), in.Extra(id - 1), true
+		}
+	}
+	for _, size := range sizes {
+		p, err := makePlan(1, in.Strings(), open(), size, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := NewIncremental(nil)
+		out, kept, err := d.dedupAll(p, in.Strings(), open())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Marshal(), raw) {
+			t.Fatalf("streamed chunks of %d differ from one batch", size)
+		}
+		// The kept ids are those of the types a later chunk references.
+		for id := in.FirstID(); id < in.NextID(); id++ {
+			if p.keeps(uint32(id)) && kept[p.slot(uint32(id))] != wantMap.Map(id) {
+				t.Fatalf("chunks of %d: kept id of [%d] is %d, want %d", size, id, kept[p.slot(uint32(id))], wantMap.Map(id))
+			}
+		}
+	}
+	out, err := DedupStream(in.Strings(), open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Marshal(), raw) {
+		t.Fatalf("DedupStream differs from one batch")
+	}
+}
+
+func TestChunksCases(t *testing.T) {
+	for _, c := range dedupCases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, in := buildCase(c)
+			checkChunked(t, in, 1, 2, 3, 1<<30)
+		})
+	}
+}
+
+func TestChunksProperties(t *testing.T) {
+	trials := 200
+	if testing.Short() {
+		trials = 30
+	}
+	rng := rand.New(rand.NewSource(3))
+	for trial := 0; trial < trials; trial++ {
+		cus, perms := genInput(rng, trial%2 == 1)
+		checkChunked(t, concat(cus, perms), 1, 2, 5, 17)
+	}
+}
+
+func TestChunksVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	checkChunked(t, copies(vmlinuxBTF(t), 2), 1, 1000, 1<<30)
+}
+
+// A chunk must not be cut before a type that an earlier one references.
+func TestChunksForwardReference(t *testing.T) {
+	s := btf.NewSpec()
+	ptr := btf.MakeInfo(btf.KindPtr, 0, false)
+	s.Add(btf.Type{Info: ptr, SizeOrType: 3})
+	s.Add(btf.Type{Info: ptr, SizeOrType: 4})
+	s.Add(btf.Type{Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, 32)
+	s.Add(btf.Type{Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, 32)
+	checkChunked(t, s, 1, 2)
+	s.Add(btf.Type{Info: ptr, SizeOrType: 9})
+	if _, _, err := dedupSpec(s, 1); err == nil {
+		t.Error("dangling reference accepted")
+	}
+}
