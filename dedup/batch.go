@@ -18,7 +18,9 @@ type batchState struct {
 	ts strView  // the table's (and base's) strings
 	bv *strView // &bs, or &ts when the batch shares the table's strings
 
-	// The batch's types, copied in: edges >= t0 are batch ids.
+	// The batch's types: those of src if set, else copied in here. Edges
+	// >= t0 are batch ids.
+	src   *btf.Spec
 	types []btf.Type
 	at    []uint32 // at[i]: index in words of type i's extra words; n+1 entries
 	words []uint32
@@ -58,7 +60,7 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	} else if d.shared && strs != d.table.Strings() {
 		d.unshare()
 	}
-	st.t0, st.n = t0, 0
+	st.t0, st.n, st.src = t0, 0, nil
 	st.ts = viewOf(d.table.Strings())
 	st.bv = &st.ts
 	if strs != d.table.Strings() {
@@ -98,9 +100,12 @@ func (st *batchState) add(t btf.Type, w []uint32) []uint32 {
 	return st.words[k:]
 }
 
-// ready sizes the per-type state for the types added.
+// ready sizes the per-type state for the types added (or those of src).
 func (st *batchState) ready() {
 	n := len(st.types)
+	if st.src != nil {
+		n = st.src.Len()
+	}
 	st.n = n
 	st.res = fill(st.res, n, none)
 	st.aux = fill(st.aux, n, none)
@@ -114,18 +119,11 @@ func (st *batchState) ready() {
 	st.bindex.reset(n)
 }
 
-// loadSpec copies the local types of s (a batch starting at the table's
-// next id, or the base) into the batch state.
+// loadSpec makes the local types of s (a batch starting at the table's
+// next id, or the base) the batch; they are read in place.
 func (d *Incremental) loadSpec(s *btf.Spec) *batchState {
 	st := d.batch(uint32(s.FirstID()), s.Strings())
-	n := s.Len()
-	if cap(st.types) < n {
-		st.types = make([]btf.Type, 0, n)
-		st.at = append(make([]uint32, 0, n+1), 0)
-	}
-	for id := s.FirstID(); id < s.NextID(); id++ {
-		st.add(s.Type(id), s.Extra(id))
-	}
+	st.src = s
 	st.ready()
 	return st
 }
@@ -148,7 +146,16 @@ func resize[T any](s []T, n int) []T {
 
 // typ returns batch type i.
 func (st *batchState) typ(i uint32) (btf.Type, []uint32) {
+	if st.src != nil {
+		id := btf.TypeID(st.t0 + i)
+		return st.src.Type(id), st.src.Extra(id)
+	}
 	return st.types[i], st.words[st.at[i]:st.at[i+1]]
+}
+
+func (st *batchState) kind(i uint32) btf.Kind {
+	t, _ := st.typ(i)
+	return t.Kind()
 }
 
 // nodeOf returns a view of any id: existing ids through the table, batch

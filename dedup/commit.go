@@ -76,7 +76,7 @@ func (st *batchState) commitBase() {
 		id := st.t0 + uint32(i)
 		rep := uint32(remap[i]) == id
 		dup = dup || !rep
-		d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.types[i].Kind()))
+		d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.kind(uint32(i))))
 	}
 	if dup {
 		d.canon = make([]uint32, st.t0+uint32(st.n))
@@ -108,7 +108,8 @@ func (st *batchState) commit(remap []btf.TypeID) {
 	}
 	words := 0
 	for _, ci := range order {
-		words += int(st.at[ci+1] - st.at[ci])
+		_, w := st.typ(ci)
+		words += len(w)
 	}
 	// Grow the table by at least a quarter, as d.grow does. Spec.Grow
 	// reserves exactly what it is asked for, so the room is counted here.

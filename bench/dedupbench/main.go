@@ -5,7 +5,7 @@
 //	    input: n copies of vmlinux's types without VAR and DATASEC (ids
 //	    shifted, one shared string table); stripped: one copy.
 //	dedupbench batch input.btf out.btf          DedupStream of the whole input
-//	dedupbench incr -per N input.btf out.btf    one batch per N input types
+//	dedupbench incr -per N input.btf out.btf    batches of at least N input types
 //
 // batch and incr print wall time and the peak RSS (VmHWM) as key=value.
 // Input is read in chunks, never held raw next to its parsed form.
@@ -171,6 +171,22 @@ func (rd *reader) need(n int) bool {
 	return len(rd.buf) >= n
 }
 
+// count returns the number of types (reading their headers) and rewinds.
+func (rd *reader) count() int {
+	n := 0
+	for rd.need(12) {
+		t := btf.Type{Info: binary.LittleEndian.Uint32(rd.buf[4:])}
+		k := 12 + 4*t.Kind().ExtraWords(t.Vlen())
+		if !rd.need(k) {
+			break
+		}
+		rd.buf = rd.buf[k:]
+		n++
+	}
+	rd.rewind()
+	return n
+}
+
 // rewind restarts reading at the first type.
 func (rd *reader) rewind() {
 	rd.f.Seek(rd.typeAt, io.SeekStart)
@@ -225,7 +241,7 @@ func batch(args []string) error {
 
 func incr(args []string) error {
 	fs := flag.NewFlagSet("incr", flag.ExitOnError)
-	per := fs.Int("per", 0, "input types per batch")
+	per := fs.Int("per", 0, "input types per batch, at least: a batch ends at the first type after which no type read so far references a later one")
 	fs.Parse(args)
 	start := time.Now()
 	rd, err := open(fs.Arg(0))
@@ -237,7 +253,7 @@ func incr(args []string) error {
 		return err
 	}
 	// final[input id] = table id, for the ids earlier batches returned.
-	final := make([]btf.TypeID, 1, 1+rd.left/12)
+	final := make([]btf.TypeID, 1, 1+rd.count())
 	var read time.Duration
 	for {
 		t0 := time.Now()
@@ -246,7 +262,8 @@ func incr(args []string) error {
 		// The batch reads its strings from the input's string section.
 		b.SetStrings(rd.strs)
 		b.Grow(*per, 4**per) // vmlinux averages ~3.2 extra words a type
-		for n := 0; n < *per; n++ {
+		maxRef := first
+		for n := uint32(0); n < uint32(*per) || maxRef >= first+n; n++ {
 			t, w, ok := rd.next()
 			if !ok {
 				break
@@ -254,6 +271,7 @@ func incr(args []string) error {
 			b.Add(t, w...)
 			id := b.NextID() - 1
 			b.ForEachRef(id, func(r *uint32) {
+				maxRef = max(maxRef, *r)
 				if *r >= first {
 					*r = *r - first + uint32(b.FirstID())
 				} else {
