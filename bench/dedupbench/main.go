@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -171,22 +172,6 @@ func (rd *reader) need(n int) bool {
 	return len(rd.buf) >= n
 }
 
-// count returns the number of types (reading their headers) and rewinds.
-func (rd *reader) count() int {
-	n := 0
-	for rd.need(12) {
-		t := btf.Type{Info: binary.LittleEndian.Uint32(rd.buf[4:])}
-		k := 12 + 4*t.Kind().ExtraWords(t.Vlen())
-		if !rd.need(k) {
-			break
-		}
-		rd.buf = rd.buf[k:]
-		n++
-	}
-	rd.rewind()
-	return n
-}
-
 // rewind restarts reading at the first type.
 func (rd *reader) rewind() {
 	rd.f.Seek(rd.typeAt, io.SeekStart)
@@ -252,18 +237,22 @@ func incr(args []string) error {
 	if err != nil {
 		return err
 	}
-	// final[input id] = table id, for the ids earlier batches returned.
-	final := make([]btf.TypeID, 1, 1+rd.count())
+	// Like the encoder, keep the table ids of only the input types a later
+	// batch references: a first pass over the input marks them.
+	later := rd.referencedLater(uint32(*per))
+	var kept []btf.TypeID // table ids of the marked types, by later.rank
 	var read time.Duration
-	for {
+	first := uint32(1) // input id of the batch's first type
+	for bi := 0; ; bi++ {
 		t0 := time.Now()
 		b := d.NewBatch()
-		first := uint32(len(final)) // input id of the batch's first type
 		// The batch reads its strings from the input's string section.
 		b.SetStrings(rd.strs)
-		b.Grow(*per, 4**per) // vmlinux averages ~3.2 extra words a type
+		if bi < len(later.sizes) {
+			b.Grow(later.sizes[bi][0], later.sizes[bi][1])
+		}
 		maxRef := first
-		for n := uint32(0); n < uint32(*per) || maxRef >= first+n; n++ {
+		for n := uint32(0); !batchEnds(n, uint32(*per), maxRef, first); n++ {
 			t, w, ok := rd.next()
 			if !ok {
 				break
@@ -274,8 +263,8 @@ func incr(args []string) error {
 				maxRef = max(maxRef, *r)
 				if *r >= first {
 					*r = *r - first + uint32(b.FirstID())
-				} else {
-					*r = uint32(final[*r])
+				} else if *r != 0 {
+					*r = uint32(kept[later.rank(*r)])
 				}
 			})
 		}
@@ -287,7 +276,12 @@ func incr(args []string) error {
 		if err != nil {
 			return err
 		}
-		final = append(final, remap.IDs...)
+		for i, id := range remap.IDs {
+			if later.has(first + uint32(i)) {
+				kept = append(kept, id)
+			}
+		}
+		first += uint32(b.Len())
 		memdebug("batch")
 	}
 	rd.f.Close()
@@ -304,6 +298,92 @@ func incr(args []string) error {
 	stopProfile()
 	report("incr", read, elapsed, out)
 	return nil
+}
+
+// batchEnds reports whether a batch of n types starting at input id first,
+// whose largest edge is maxRef, ends here: it has at least per types and
+// no type in it references a later one.
+func batchEnds(n, per, maxRef, first uint32) bool {
+	return n >= per && maxRef < first+n
+}
+
+// idSet is a bitmap of input ids with rank: the number of members below
+// an id.
+type idSet struct {
+	bits  []uint64
+	ranks []uint32 // by word: members in earlier words
+	sizes [][2]int // per batch: types, extra words
+}
+
+func (s *idSet) add(id uint32) {
+	for int(id/64) >= len(s.bits) {
+		s.bits = append(s.bits, 0)
+	}
+	s.bits[id/64] |= 1 << (id % 64)
+}
+
+func (s *idSet) has(id uint32) bool {
+	return int(id/64) < len(s.bits) && s.bits[id/64]&(1<<(id%64)) != 0
+}
+
+func (s *idSet) rank(id uint32) uint32 {
+	return s.ranks[id/64] + uint32(bits.OnesCount64(s.bits[id/64]&(1<<(id%64)-1)))
+}
+
+// referencedLater reads the input once, cutting it into batches as incr
+// does, and returns the ids that a later batch references; it rewinds.
+func (rd *reader) referencedLater(per uint32) *idSet {
+	s := &idSet{}
+	first, n, maxRef := uint32(1), uint32(0), uint32(1)
+	words := 0
+	for {
+		t, w, ok := rd.next()
+		if !ok {
+			break
+		}
+		k := t.Kind()
+		refs := func(r uint32) {
+			maxRef = max(maxRef, r)
+			if r != 0 && r < first {
+				s.add(r)
+			}
+		}
+		if k.HasType() {
+			refs(t.SizeOrType)
+		}
+		switch k {
+		case btf.KindArray:
+			refs(w[0])
+			refs(w[1])
+		case btf.KindStruct, btf.KindUnion:
+			for i := 0; i+2 < len(w); i += 3 {
+				refs(w[i+1])
+			}
+		case btf.KindFuncProto:
+			for i := 0; i+1 < len(w); i += 2 {
+				refs(w[i+1])
+			}
+		case btf.KindDatasec:
+			for i := 0; i+2 < len(w); i += 3 {
+				refs(w[i])
+			}
+		}
+		n++
+		words += len(w)
+		if batchEnds(n, per, maxRef, first) {
+			s.sizes = append(s.sizes, [2]int{int(n), words})
+			first, n, words = first+n, 0, 0
+		}
+	}
+	s.sizes = append(s.sizes, [2]int{int(n), words})
+	s.ranks = make([]uint32, len(s.bits))
+	c := uint32(0)
+	for i, x := range s.bits {
+		s.ranks[i] = c
+		c += uint32(bits.OnesCount64(x))
+	}
+	rd.rewind()
+	return s
 }
 
 // write writes s as raw little-endian BTF, the bytes s.Marshal() gives a
