@@ -37,6 +37,15 @@ import (
 // data must stay (inside a segment).
 var ErrSectionFull = errors.New("does not fit in place, and a section inside a segment cannot move")
 
+// Bounds on what the writer loads, so that a crafted header cannot make it
+// allocate more than a few hundred megabytes (the file size bounds them as
+// well). Real files: a vmlinux has ~60 sections, a -ffunction-sections
+// object some 100k, .shstrtab a few MB at most.
+const (
+	maxOutSections = 1 << 22
+	maxOutShstrtab = 256 << 20
+)
+
 // elfOutFile is the writer's view of an ELF file: the raw ELF header, the
 // program header file ranges and the section headers.
 type elfOutFile struct {
@@ -173,6 +182,9 @@ func readELFLayout(name string, r io.ReaderAt, size int64) (*elfOutFile, error) 
 	if phnum == 0xffff {
 		phnum = uint64(s0.info)
 	}
+	if shnum > maxOutSections {
+		return nil, e.errAt("section headers", e.shoff, "%d section headers, more than the %d this writer handles", shnum, maxOutSections)
+	}
 	if shnum == 0 || e.shoff > e.size || shnum > (e.size-e.shoff)/shentsize {
 		return nil, e.errAt("section headers", e.shoff, "%d section headers of %d bytes do not fit in the file (size %#x)", shnum, shentsize, e.size)
 	}
@@ -208,6 +220,9 @@ func readELFLayout(name string, r io.ReaderAt, size int64) (*elfOutFile, error) 
 		if e.phoff > e.size || phnum > (e.size-e.phoff)/phentsize {
 			return nil, e.errAt("program headers", e.phoff, "%d program headers of %d bytes do not fit in the file (size %#x)", phnum, phentsize, e.size)
 		}
+		if phnum > maxOutSections {
+			return nil, e.errAt("program headers", e.phoff, "%d program headers, more than the %d this writer handles", phnum, maxOutSections)
+		}
 		e.phsize = phnum * phentsize
 		p := make([]byte, e.phsize)
 		if err := e.readFull(r, p, e.phoff, "program headers"); err != nil {
@@ -232,6 +247,9 @@ func readELFLayout(name string, r io.ReaderAt, size int64) (*elfOutFile, error) 
 	st := &e.shdrs[e.shstrndx]
 	if st.typ != uint32(elf.SHT_STRTAB) {
 		return nil, e.errAt("section headers", e.shoff+uint64(e.shstrndx)*shentsize, "section name table %d has type %d, not SHT_STRTAB", e.shstrndx, st.typ)
+	}
+	if st.size > maxOutShstrtab {
+		return nil, e.errAt("section headers", e.shoff+uint64(e.shstrndx)*shentsize, "section name table of %d bytes, more than the %d this writer handles", st.size, maxOutShstrtab)
 	}
 	e.shstrtab = make([]byte, st.size) // bounded by the file size, checked above
 	if err := e.readFull(r, e.shstrtab, st.offset, ".shstrtab"); err != nil {
