@@ -474,3 +474,32 @@ func TestWriteELFSectionCorruptHeader(t *testing.T) {
 		t.Errorf("err %v, want a section exceeding the file", err)
 	}
 }
+
+// FuzzELFOut feeds arbitrary files to the layout reader and planner: they
+// must return an error or a plan whose pieces stay inside the output, never
+// panic.
+func FuzzELFOut(f *testing.F) {
+	f.Add(syntheticELF(4))
+	f.Add(syntheticELF(40))
+	if b, err := os.ReadFile("/bin/true"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, file []byte) {
+		e, err := readELFLayout("fuzz", bytes.NewReader(file), int64(len(file)))
+		if err != nil {
+			return
+		}
+		p, err := e.planSection(".BTF", []byte("BTF data"))
+		if err != nil {
+			return
+		}
+		if p.cut > p.size && p.size != uint64(len(file)) {
+			t.Fatalf("cut %#x past size %#x", p.cut, p.size)
+		}
+		for _, pc := range p.pieces {
+			if end := pc.off + uint64(len(pc.data)) + pc.zeros; end > p.size {
+				t.Fatalf("piece [%#x, %#x) past the output size %#x", pc.off, end, p.size)
+			}
+		}
+	})
+}
