@@ -150,6 +150,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 		unexpected, structParam := false, false
 		idx := int32(0)
 		unspec := false
+		var typeNodes []int32
 		t.children(f, func(p int32) {
 			switch t.tag(p) {
 			case dwarf.TagUnspecifiedParameters:
@@ -178,6 +179,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 			if pi := info[p]; pi != nil && pi.unexpected {
 				unexpected = true
 			}
+			typeNodes = append(typeNodes, typeNode)
 			if isStructParam(t, typeNode) {
 				structParam = true
 			}
@@ -192,6 +194,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 			st.params = append(st.params, funcParam{})
 		}
 		st.unexpected = unexpected && !structParam
+		st.uncertain = uncertainParamLoc(c, typeNodes, fc.nRegs)
 		fc.states = append(fc.states, st)
 	}
 }

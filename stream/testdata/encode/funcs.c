@@ -42,3 +42,16 @@ int entry(struct pkt *p, int n)
 void no_params(void) { }
 int unnamed_param(int, int b);
 int unnamed_param(int a, int b) { return b; }
+
+/* A packed struct passed by value on the stack (7th parameter on x86-64):
+ * pahole drops the function as "uncertain parameter location". */
+struct __attribute__((packed)) pk { char c; int i; };
+struct unpacked { int a, b; };
+__attribute__((noinline)) int stack_packed(int a, int b, int c, int d, int e, int f, struct pk p)
+{
+	return a + b + c + d + e + f + p.i;
+}
+__attribute__((noinline)) int stack_unpacked(int a, int b, int c, int d, int e, int f, struct unpacked p)
+{
+	return a + b + c + d + e + f + p.b;
+}
