@@ -59,23 +59,30 @@ func countTable(names []string, counts ...map[btf.Kind]int) string {
 	return b.String()
 }
 
-// knownDiff is what pahole 1.31 changed against 1.30 on a kernel, derived
-// from the 1.30 BTF and the set of function names 1.31 keeps.
+// knownDiff is what pahole 1.31 changed against 1.30 on one kernel or
+// module: the FUNCs it no longer emits (1.31 leaves out functions whose
+// name has several addresses and some that exist only as
+// .part/.isra/.constprop clones) and, by kind, how many types of 1.30 have
+// no counterpart in 1.31 as type graphs (those FUNCs and the FUNC_PROTOs
+// only they used).
 type knownDiff struct {
-	// droppedFuncs are FUNC names 1.30 emits and 1.31 does not: 1.31
-	// leaves out functions whose name has several addresses and some that
-	// exist only as .part/.isra/.constprop clones.
 	droppedFuncs []string
-	// orphanProtos counts the FUNC_PROTOs of 1.30 that only dropped FUNCs
-	// refer to; deduplication leaves them out of 1.31.
-	orphanProtos int
+	onlyOld      map[btf.Kind]int
+	// derived is set when onlyOld was estimated from droppedFuncs (no
+	// recorded figures): FUNC_PROTOs only dropped FUNCs refer to. The
+	// estimate can be high: pahole 1.31 keeps a few such prototypes (sctp.ko).
+	derived bool
 }
 
-// deriveKnownDiff computes knownDiff from the 1.30 BTF old and the FUNC
-// names of the newer encoding.
-func deriveKnownDiff(old *btf.Spec, newFuncs map[string]int) knownDiff {
-	var d knownDiff
-	d.droppedFuncs = minus(namesOf(old, btf.KindFunc), newFuncs)
+// deriveKnownDiff computes the dropped FUNC names from the 1.30 BTF old
+// and the FUNC names of the newer encoding, and takes onlyOld from
+// recorded if non-nil, else estimates it.
+func deriveKnownDiff(old *btf.Spec, newFuncs map[string]int, recorded map[btf.Kind]int) knownDiff {
+	d := knownDiff{droppedFuncs: minus(namesOf(old, btf.KindFunc), newFuncs), onlyOld: recorded}
+	if recorded != nil {
+		return d
+	}
+	d.derived = true
 	dropped := map[string]bool{}
 	for _, n := range d.droppedFuncs {
 		dropped[n] = true
@@ -97,28 +104,29 @@ func deriveKnownDiff(old *btf.Spec, newFuncs map[string]int) knownDiff {
 			}
 		})
 	}
+	d.onlyOld = map[btf.Kind]int{}
+	if n := len(d.droppedFuncs); n > 0 {
+		d.onlyOld[btf.KindFunc] = n
+	}
 	for id := range byDropped {
 		if !pinned[id] {
-			d.orphanProtos++
+			d.onlyOld[btf.KindFuncProto]++
 		}
 	}
 	return d
 }
 
 // checkAgainst130 checks that got differs from the pahole 1.30 BTF old
-// exactly by d: FUNC and FUNC_PROTO counts, FUNC names, nothing else.
+// exactly by d: per-kind counts, names of named kinds, and as type graphs
+// (nothing of got missing from old; old has exactly d.onlyOld more).
 func checkAgainst130(got, old *btf.Spec, d knownDiff) []string {
 	var errs []string
+	if n := len(d.droppedFuncs); n != d.onlyOld[btf.KindFunc] {
+		errs = append(errs, fmt.Sprintf("%d FUNC names of 1.30 missing, want %d: %s", n, d.onlyOld[btf.KindFunc], head(d.droppedFuncs, 20)))
+	}
 	gc, oc := kindCounts(got), kindCounts(old)
 	for k := btf.KindInt; k <= btf.MaxKind; k++ {
-		want := oc[k]
-		switch k {
-		case btf.KindFunc:
-			want -= len(d.droppedFuncs)
-		case btf.KindFuncProto:
-			want -= d.orphanProtos
-		}
-		if gc[k] != want {
+		if want := oc[k] - d.onlyOld[k]; gc[k] != want {
 			errs = append(errs, fmt.Sprintf("%s: %d, want %d (1.30 has %d)", k, gc[k], want, oc[k]))
 		}
 	}
@@ -131,7 +139,25 @@ func checkAgainst130(got, old *btf.Spec, d knownDiff) []string {
 			errs = append(errs, fmt.Sprintf("%s names: %d extra %s, %d missing %s", k, len(a), head(a, 10), len(b), head(b, 10)))
 		}
 	}
+	onlyGot, onlyOld, shown, err := graphDiff(got, old, 20)
+	if err != nil {
+		return append(errs, err.Error())
+	}
+	if len(onlyGot) > 0 || !sameCounts(onlyOld, d.onlyOld) {
+		errs = append(errs, fmt.Sprintf("graph diff against 1.30: only ours %v, only 1.30 %v (want %v)\n%s",
+			onlyGot, onlyOld, d.onlyOld, strings.Join(shown, "\n")))
+	}
 	return errs
+}
+
+// sameCounts compares two per-kind counts, zero entries equal to absent.
+func sameCounts(a, b map[btf.Kind]int) bool {
+	for k := btf.KindUnknown; k <= btf.MaxKind; k++ {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
 }
 
 func head(s []string, n int) string {
@@ -154,14 +180,21 @@ func graphDiff(a, b *btf.Spec, max int) (onlyA, onlyB map[btf.Kind]int, shown []
 	for _, id := range ua {
 		onlyA[a.Kind(id)]++
 		if len(shown) < max {
-			shown = append(shown, "only A: "+a.DumpType(id))
+			shown = append(shown, "only A: "+firstLine(a.DumpType(id)))
 		}
 	}
 	for i, id := range ub {
 		onlyB[b.Kind(id)]++
 		if i < max {
-			shown = append(shown, "only B: "+b.DumpType(id))
+			shown = append(shown, "only B: "+firstLine(b.DumpType(id)))
 		}
 	}
 	return onlyA, onlyB, shown, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
