@@ -58,7 +58,7 @@ type encoder struct {
 	opts  EncodeOptions
 	f     *elf.File
 	out   *btf.Spec
-	d     *dedup.Incremental
+	d     typeSink
 	idx   indexState
 	funcs funcCtx
 	vars  *varCtx
@@ -103,7 +103,9 @@ func (e *encoder) run(path string) error {
 	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine)
 	e.funcs.declTags = feat.Has(FeatDeclTag)
 	e.funcs.strs = btf.NewStrings(nil)
-	if e.d, err = dedup.NewIncremental(e.opts.Base); err != nil {
+	if e.opts.noDedup {
+		e.d = newFlatSink(e.opts.Base)
+	} else if e.d, err = dedup.NewIncremental(e.opts.Base); err != nil {
 		return err
 	}
 	if feat.Has(FeatDeclTagKfuncs) {

@@ -126,6 +126,9 @@ type EncodeOptions struct {
 	// Verbose, when non-nil, receives one line per skipped or dropped item
 	// (function with inconsistent prototype, unsupported tag, ...).
 	Verbose func(msg string)
+
+	// noDedup skips deduplication (tests comparing type sets only).
+	noDedup bool
 }
 
 // DefaultEncodeOptions is what kbuild runs: --btf_features=default with

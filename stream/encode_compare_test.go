@@ -24,7 +24,7 @@ func canon(s *btf.Spec, id btf.TypeID, top bool, depth int) string {
 	if id == 0 {
 		return "void"
 	}
-	if depth > 32 {
+	if depth > 8 {
 		return "..."
 	}
 	t := s.Type(id)
