@@ -9,10 +9,12 @@
 #    ../shared/testdata/kernel-dbg.sh (cached in ~/.cache/btfstream-testdata)
 #    unless BTFSTREAM_KERNEL already names a vmlinux; BTFSTREAM_KERNEL=none
 #    skips the real-kernel tests.
-# 3. Runs go test ./... on amd64 with BTFSTREAM_KERNEL set (unit tests plus
-#    the real-kernel and end-to-end tests), then the unit tests on 386 and,
+# 3. Runs go test on amd64 with BTFSTREAM_KERNEL set (unit tests plus the
+#    real-kernel tests of each package), then the unit tests on 386 and,
 #    under qemu-arm, on 32-bit ARM (Go test binaries are static, so qemu
-#    needs no QEMU_LD_PREFIX).
+#    needs no QEMU_LD_PREFIX), and last the end-to-end package ./e2e (which
+#    encodes the whole kernel) with its own timeout, BTFSTREAM_E2E_TIMEOUT
+#    (default 45m), so that the run fits CI's 90 minutes.
 # Runs every step even after a failure; exits non-zero if any failed.
 set -u
 
@@ -63,13 +65,17 @@ if [ -z "$kernel" ]; then
 fi
 [ "$kernel" = none ] || echo "kernel: $kernel"
 
+pkgs=$(go list ./... | grep -v '/e2e$')
 if [ "$kernel" = none ]; then
-  step amd64 env -u BTFSTREAM_KERNEL go test -count=1 -timeout 60m ./...
+  step amd64 env -u BTFSTREAM_KERNEL go test -count=1 -timeout 30m $pkgs
 else
-  step amd64 env BTFSTREAM_KERNEL="$kernel" go test -count=1 -timeout 60m ./...
+  step amd64 env BTFSTREAM_KERNEL="$kernel" go test -count=1 -timeout 30m $pkgs
 fi
 step 386 env -u BTFSTREAM_KERNEL GOARCH=386 go test -count=1 -timeout 20m ./...
-step arm env -u BTFSTREAM_KERNEL GOARCH=arm GOARM=7 go test -count=1 -short -timeout 30m -exec qemu-arm ./...
+step arm env -u BTFSTREAM_KERNEL GOARCH=arm GOARM=7 go test -count=1 -short -timeout 20m -exec qemu-arm ./...
+if [ "$kernel" != none ]; then
+  step e2e env BTFSTREAM_KERNEL="$kernel" go test -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-45m}" ./e2e/
+fi
 
 if [ -n "$failed" ]; then
   echo "test.sh: FAILED:$failed"
