@@ -69,7 +69,7 @@ func FuzzValidate(f *testing.F) {
 				continue
 			}
 			err1 := s.Validate()
-			err2 := s.ValidateWith(ValidateOptions{PtrSize: 4, ProgramBTF: true})
+			err2 := s.ValidateWith(ValidateOptions{PtrSize: 4})
 			_ = err2
 			if again := s.Validate(); (again == nil) != (err1 == nil) || again != nil && again.Error() != err1.Error() {
 				t.Fatalf("Validate not deterministic: %v then %v", err1, again)

@@ -621,8 +621,9 @@ func (v *verifier) checkFuncProto(id TypeID) error {
 	return nil
 }
 
-// checkTypeTags is btf_check_type_tags, applied to vmlinux and module BTF:
-// in a chain of modifiers, TYPE_TAGs come first.
+// checkTypeTags is btf_check_type_tags: in a chain of modifiers, TYPE_TAGs
+// come first. The kernel applies it to every BTF it loads (checked against
+// Linux 6.18 by TestValidateVsKernel).
 func (v *verifier) checkTypeTags() error {
 	good := v.first - 1
 	for i := v.first; i < v.next; i++ {

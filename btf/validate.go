@@ -23,14 +23,11 @@ type ValidateOptions struct {
 	// verifier checks pointer members against it. 0 takes the size of the
 	// INT 'long int' / 'long unsigned int' if the BTF has one, else 8.
 	PtrSize uint32
-	// ProgramBTF skips the rule the kernel applies only to vmlinux and
-	// module BTF (type tags must precede other modifiers in a chain).
-	ProgramBTF bool
 }
 
 // Validate checks the Spec against the rules of the kernel's BTF verifier
-// (btf_parse_hdr, btf_check_all_metas, btf_check_all_types and, for kernel
-// BTF, btf_check_type_tags) and returns the first violation as a
+// (btf_parse_hdr, btf_check_all_metas, btf_check_all_types and
+// btf_check_type_tags) and returns the first violation as a
 // *FormatError naming the type and the rule, such as
 //
 //	type [42] STRUCT 'foo': member 'bar' offset 9000 beyond size 16
@@ -84,10 +81,8 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 			}
 		}
 	}
-	if !o.ProgramBTF {
-		if err := v.checkTypeTags(); err != nil {
-			return nil, err
-		}
+	if err := v.checkTypeTags(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -26,199 +26,203 @@ func (b *tb) int32() TypeID {
 	return b.add("int", KindInt, 0, false, 4, MakeIntInfo(IntSigned, 0, 32))
 }
 
+// rejectCases are BTFs the kernel's verifier rejects, with the message
+// Validate gives (the whole message, or a part of it).
+var rejectCases = []struct {
+	name  string
+	build func(b *tb)
+	want  string
+}{
+	{"member offset beyond size", func(b *tb) {
+		i := b.int32()
+		b.add("foo", KindStruct, 1, false, 16, b.str("bar"), uint32(i), 9000)
+	}, "type [2] STRUCT 'foo': member 'bar' offset 9000 beyond size 16"},
+	{"member end beyond size", func(b *tb) {
+		i := b.int32()
+		b.add("foo", KindStruct, 1, false, 14, b.str("bar"), uint32(i), 96)
+	}, "type [2] STRUCT 'foo': member 'bar' offset 96 + 32 bits beyond size 14"},
+	{"bitfield beyond size", func(b *tb) {
+		i := b.int32()
+		b.add("foo", KindStruct, 1, true, 4, b.str("b"), uint32(i), 4<<24|30)
+	}, "type [2] STRUCT 'foo': member 'b' offset 30 + 4 bits beyond size 4"},
+	{"bitfield wider than its int", func(b *tb) {
+		i := b.int32()
+		b.add("foo", KindStruct, 1, true, 8, b.str("b"), uint32(i), 33<<24)
+	}, "bitfield_size 33 exceeds its int's 32 bits"},
+	{"member offsets go back", func(b *tb) {
+		i := b.int32()
+		b.add("foo", KindStruct, 2, false, 8, b.str("a"), uint32(i), 32, b.str("b"), uint32(i), 0)
+	}, "member 'b': offset 0 before previous member's 32"},
+	{"union member at non-zero offset", func(b *tb) {
+		i := b.int32()
+		b.add("u", KindUnion, 1, false, 8, b.str("a"), uint32(i), 32)
+	}, "type [2] UNION 'u': member 'a': offset 32, must be 0 in a union"},
+	{"pointer member not byte aligned", func(b *tb) {
+		p := b.add("", KindPtr, 0, false, 0)
+		b.add("s", KindStruct, 1, false, 16, b.str("p"), uint32(p), 4)
+	}, "member 'p': offset 4 not byte aligned"},
+	{"type id out of range", func(b *tb) {
+		b.int32()
+		b.add("t", KindTypedef, 0, false, 99)
+	}, "type [2] TYPEDEF 't': invalid type_id 99 (out of range, last id 2)"},
+	{"member type out of range", func(b *tb) {
+		b.add("s", KindStruct, 1, false, 4, b.str("m"), 7, 0)
+	}, "type [1] STRUCT 's': member 'm': invalid type_id 7 (out of range, last id 1)"},
+	{"void member", func(b *tb) {
+		b.add("s", KindStruct, 1, false, 4, b.str("m"), 0, 0)
+	}, "member 'm': invalid type_id 0"},
+	{"name offset beyond strings", func(b *tb) {
+		b.s.Add(Type{NameOff: 1000, Info: MakeInfo(KindInt, 0, false), SizeOrType: 4}, MakeIntInfo(0, 0, 32))
+	}, "type [1] INT '(anon)': name offset 1000 beyond string section"},
+	{"member name offset beyond strings", func(b *tb) {
+		i := b.int32()
+		b.add("s", KindStruct, 1, false, 4, 5000, uint32(i), 0)
+	}, "member #0 name offset 5000 beyond string section"},
+	{"struct name not an identifier", func(b *tb) {
+		b.add("foo bar", KindStruct, 0, false, 0)
+	}, "type [1] STRUCT 'foo bar': invalid name: not a C identifier"},
+	{"identifier starting with a digit", func(b *tb) {
+		i := b.int32()
+		b.add("9lives", KindTypedef, 0, false, uint32(i))
+	}, "invalid name: TYPEDEF needs a C identifier"},
+	{"enum value without a name", func(b *tb) {
+		b.add("e", KindEnum, 1, false, 4, 0, 1)
+	}, "type [1] ENUM 'e': value #0 (anon): invalid name"},
+	{"datasec name not printable", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), LinkageGlobal)
+		b.add(".data\x01", KindDatasec, 1, false, 4, uint32(v), 0, 4)
+	}, "invalid name: DATASEC needs printable characters"},
+	{"anonymous typedef", func(b *tb) {
+		i := b.int32()
+		b.add("", KindTypedef, 0, false, uint32(i))
+	}, "type [2] TYPEDEF '(anon)': invalid name"},
+	{"named pointer", func(b *tb) {
+		b.add("p", KindPtr, 0, false, 0)
+	}, "type [1] PTR 'p': invalid name: PTR must be anonymous"},
+	{"const loop", func(b *tb) {
+		b.add("", KindConst, 0, false, 2)
+		b.add("", KindVolatile, 0, false, 1)
+	}, "type [1] CONST '(anon)': loop detected: [1] CONST -> [2] VOLATILE -> [1]"},
+	{"pointer loop", func(b *tb) {
+		b.add("", KindPtr, 0, false, 2)
+		b.add("", KindConst, 0, false, 1)
+	}, "type [1] PTR '(anon)': loop detected: [1] PTR -> [2] CONST -> [1]"},
+	{"typedef loop through type tag", func(b *tb) {
+		b.add("t", KindTypedef, 0, false, 2)
+		b.add("user", KindTypeTag, 0, false, 1)
+	}, "loop detected"},
+	{"struct contains itself", func(b *tb) {
+		b.add("a", KindStruct, 1, false, 4, b.str("b"), 2, 0)
+		b.add("b", KindStruct, 1, false, 4, b.str("a"), 1, 0)
+	}, "type [1] STRUCT 'a': loop detected: [1] STRUCT -> [2] STRUCT -> [1]"},
+	{"array of itself through typedef", func(b *tb) {
+		i := b.int32()
+		b.add("", KindArray, 0, false, 0, 3, uint32(i), 2)
+		b.add("arr", KindTypedef, 0, false, 2)
+	}, "loop detected"},
+	{"resolve depth", func(b *tb) {
+		i := b.int32()
+		for n := 0; n < 40; n++ {
+			b.add("", KindConst, 0, false, uint32(b.s.NextID())+1)
+		}
+		b.add("", KindVolatile, 0, false, uint32(i))
+	}, "exceeded max resolving depth 32"},
+	{"const of a VAR", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), 0)
+		b.add("", KindConst, 0, false, uint32(v))
+	}, "type [3] CONST '(anon)': invalid type_id 2 (VAR)"},
+	{"int bits beyond size", func(b *tb) {
+		b.add("i", KindInt, 0, false, 2, MakeIntInfo(0, 0, 32))
+	}, "type [1] INT 'i': nr_bits 32 + bits_offset 0 exceeds size 2"},
+	{"int encoding", func(b *tb) {
+		b.add("i", KindInt, 0, false, 4, MakeIntInfo(IntSigned|IntBool, 0, 32))
+	}, "unsupported encoding 0x5"},
+	{"enum size", func(b *tb) {
+		b.add("e", KindEnum, 0, false, 3)
+	}, "type [1] ENUM 'e': unexpected size 3"},
+	{"float size", func(b *tb) {
+		b.add("f", KindFloat, 0, false, 3)
+	}, "type [1] FLOAT 'f': invalid size 3"},
+	{"kind_flag on a pointer", func(b *tb) {
+		b.add("", KindPtr, 0, true, 0)
+	}, "kind_flag set, must be 0 for PTR"},
+	{"extern func", func(b *tb) {
+		p := b.add("", KindFuncProto, 0, false, 0)
+		b.add("f", KindFunc, LinkageExtern, false, uint32(p))
+	}, "type [2] FUNC 'f': invalid func linkage 2"},
+	{"func of a non-proto", func(b *tb) {
+		i := b.int32()
+		b.add("f", KindFunc, 0, false, uint32(i))
+	}, "type [2] FUNC 'f': type_id 1 (INT) is not a FUNC_PROTO"},
+	{"func param without name", func(b *tb) {
+		i := b.int32()
+		p := b.add("", KindFuncProto, 1, false, 0, 0, uint32(i))
+		b.add("f", KindFunc, 0, false, uint32(p))
+	}, "arg#1 of FUNC_PROTO [2] has no name"},
+	{"void parameter", func(b *tb) {
+		i := b.int32()
+		b.add("", KindFuncProto, 2, false, 0, b.str("a"), 0, b.str("b"), uint32(i))
+	}, "type [2] FUNC_PROTO '(anon)': invalid arg#1: type_id 0 (void) has no size"},
+	{"named vararg", func(b *tb) {
+		b.add("", KindFuncProto, 1, false, 0, b.str("x"), 0)
+	}, "arg#1: vararg with a name"},
+	{"extern var", func(b *tb) {
+		i := b.int32()
+		b.add("v", KindVar, 0, false, uint32(i), LinkageExtern)
+	}, "type [2] VAR 'v': linkage 2 not supported"},
+	{"datasec of a non-var", func(b *tb) {
+		i := b.int32()
+		b.add(".data", KindDatasec, 1, false, 4, uint32(i), 0, 4)
+	}, "type [2] DATASEC '.data': secinfo #0: type_id 1 (INT) is not a VAR"},
+	{"datasec entry beyond size", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), 0)
+		b.add(".bss", KindDatasec, 1, false, 4, uint32(v), 2, 4)
+	}, "secinfo #0 (type_id 2): offset 2 + size 4 beyond size 4"},
+	{"datasec entry smaller than its var", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), 0)
+		b.add(".bss", KindDatasec, 1, false, 4, uint32(v), 0, 2)
+	}, "secinfo #0: size 2 smaller than VAR [2]'s type (4)"},
+	{"decl tag component beyond members", func(b *tb) {
+		i := b.int32()
+		s := b.add("s", KindStruct, 1, false, 4, b.str("a"), uint32(i), 0)
+		b.add("tag", KindDeclTag, 0, false, uint32(s), 1)
+	}, "type [3] DECL_TAG 'tag': component_idx 1 beyond the 1 members/params of [2]"},
+	{"decl tag component on a var", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), 0)
+		b.add("tag", KindDeclTag, 0, false, uint32(v), 0)
+	}, "component_idx 0 on a VAR (must be -1)"},
+	{"decl tag on an int", func(b *tb) {
+		i := b.int32()
+		b.add("tag", KindDeclTag, 0, false, uint32(i), 0xffffffff)
+	}, "type_id 1 (INT) cannot carry a DECL_TAG"},
+	{"decl tag component below -1", func(b *tb) {
+		i := b.int32()
+		b.add("tag", KindDeclTag, 0, false, uint32(i), 0xfffffffe)
+	}, "invalid component_idx -2"},
+	{"type tag after const", func(b *tb) {
+		i := b.int32()
+		tt := b.add("user", KindTypeTag, 0, false, uint32(i))
+		c := b.add("", KindConst, 0, false, uint32(tt))
+		b.add("", KindPtr, 0, false, uint32(c))
+	}, "type [3] CONST '(anon)': TYPE_TAG [2] after a non-tag modifier: type tags must precede modifiers"},
+	{"array index not an int", func(b *tb) {
+		i := b.int32()
+		s := b.add("s", KindStruct, 0, false, 0)
+		b.add("", KindArray, 0, false, 0, uint32(i), uint32(s), 4)
+	}, "type [3] ARRAY '(anon)': invalid index type_id 2 (STRUCT): not a regular int"},
+	{"array size overflow", func(b *tb) {
+		i := b.int32()
+		b.add("", KindArray, 0, false, 0, uint32(i), uint32(i), 1<<31)
+	}, "array size 2147483648 * 4 overflows u32"},
+}
+
 func TestValidateRules(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		build func(b *tb)
-		want  string // the whole message, or a part of it
-	}{
-		{"member offset beyond size", func(b *tb) {
-			i := b.int32()
-			b.add("foo", KindStruct, 1, false, 16, b.str("bar"), uint32(i), 9000)
-		}, "type [2] STRUCT 'foo': member 'bar' offset 9000 beyond size 16"},
-		{"member end beyond size", func(b *tb) {
-			i := b.int32()
-			b.add("foo", KindStruct, 1, false, 14, b.str("bar"), uint32(i), 96)
-		}, "type [2] STRUCT 'foo': member 'bar' offset 96 + 32 bits beyond size 14"},
-		{"bitfield beyond size", func(b *tb) {
-			i := b.int32()
-			b.add("foo", KindStruct, 1, true, 4, b.str("b"), uint32(i), 4<<24|30)
-		}, "type [2] STRUCT 'foo': member 'b' offset 30 + 4 bits beyond size 4"},
-		{"bitfield wider than its int", func(b *tb) {
-			i := b.int32()
-			b.add("foo", KindStruct, 1, true, 8, b.str("b"), uint32(i), 33<<24)
-		}, "bitfield_size 33 exceeds its int's 32 bits"},
-		{"member offsets go back", func(b *tb) {
-			i := b.int32()
-			b.add("foo", KindStruct, 2, false, 8, b.str("a"), uint32(i), 32, b.str("b"), uint32(i), 0)
-		}, "member 'b': offset 0 before previous member's 32"},
-		{"union member at non-zero offset", func(b *tb) {
-			i := b.int32()
-			b.add("u", KindUnion, 1, false, 8, b.str("a"), uint32(i), 32)
-		}, "type [2] UNION 'u': member 'a': offset 32, must be 0 in a union"},
-		{"pointer member not byte aligned", func(b *tb) {
-			p := b.add("", KindPtr, 0, false, 0)
-			b.add("s", KindStruct, 1, false, 16, b.str("p"), uint32(p), 4)
-		}, "member 'p': offset 4 not byte aligned"},
-		{"type id out of range", func(b *tb) {
-			b.int32()
-			b.add("t", KindTypedef, 0, false, 99)
-		}, "type [2] TYPEDEF 't': invalid type_id 99 (out of range, last id 2)"},
-		{"member type out of range", func(b *tb) {
-			b.add("s", KindStruct, 1, false, 4, b.str("m"), 7, 0)
-		}, "type [1] STRUCT 's': member 'm': invalid type_id 7 (out of range, last id 1)"},
-		{"void member", func(b *tb) {
-			b.add("s", KindStruct, 1, false, 4, b.str("m"), 0, 0)
-		}, "member 'm': invalid type_id 0"},
-		{"name offset beyond strings", func(b *tb) {
-			b.s.Add(Type{NameOff: 1000, Info: MakeInfo(KindInt, 0, false), SizeOrType: 4}, MakeIntInfo(0, 0, 32))
-		}, "type [1] INT '(anon)': name offset 1000 beyond string section"},
-		{"member name offset beyond strings", func(b *tb) {
-			i := b.int32()
-			b.add("s", KindStruct, 1, false, 4, 5000, uint32(i), 0)
-		}, "member #0 name offset 5000 beyond string section"},
-		{"struct name not an identifier", func(b *tb) {
-			b.add("foo bar", KindStruct, 0, false, 0)
-		}, "type [1] STRUCT 'foo bar': invalid name: not a C identifier"},
-		{"identifier starting with a digit", func(b *tb) {
-			i := b.int32()
-			b.add("9lives", KindTypedef, 0, false, uint32(i))
-		}, "invalid name: TYPEDEF needs a C identifier"},
-		{"enum value without a name", func(b *tb) {
-			b.add("e", KindEnum, 1, false, 4, 0, 1)
-		}, "type [1] ENUM 'e': value #0 (anon): invalid name"},
-		{"datasec name not printable", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), LinkageGlobal)
-			b.add(".data\x01", KindDatasec, 1, false, 4, uint32(v), 0, 4)
-		}, "invalid name: DATASEC needs printable characters"},
-		{"anonymous typedef", func(b *tb) {
-			i := b.int32()
-			b.add("", KindTypedef, 0, false, uint32(i))
-		}, "type [2] TYPEDEF '(anon)': invalid name"},
-		{"named pointer", func(b *tb) {
-			b.add("p", KindPtr, 0, false, 0)
-		}, "type [1] PTR 'p': invalid name: PTR must be anonymous"},
-		{"const loop", func(b *tb) {
-			b.add("", KindConst, 0, false, 2)
-			b.add("", KindVolatile, 0, false, 1)
-		}, "type [1] CONST '(anon)': loop detected: [1] CONST -> [2] VOLATILE -> [1]"},
-		{"pointer loop", func(b *tb) {
-			b.add("", KindPtr, 0, false, 2)
-			b.add("", KindConst, 0, false, 1)
-		}, "type [1] PTR '(anon)': loop detected: [1] PTR -> [2] CONST -> [1]"},
-		{"typedef loop through type tag", func(b *tb) {
-			b.add("t", KindTypedef, 0, false, 2)
-			b.add("user", KindTypeTag, 0, false, 1)
-		}, "loop detected"},
-		{"struct contains itself", func(b *tb) {
-			b.add("a", KindStruct, 1, false, 4, b.str("b"), 2, 0)
-			b.add("b", KindStruct, 1, false, 4, b.str("a"), 1, 0)
-		}, "type [1] STRUCT 'a': loop detected: [1] STRUCT -> [2] STRUCT -> [1]"},
-		{"array of itself through typedef", func(b *tb) {
-			i := b.int32()
-			b.add("", KindArray, 0, false, 0, 3, uint32(i), 2)
-			b.add("arr", KindTypedef, 0, false, 2)
-		}, "loop detected"},
-		{"resolve depth", func(b *tb) {
-			i := b.int32()
-			for n := 0; n < 40; n++ {
-				b.add("", KindConst, 0, false, uint32(b.s.NextID())+1)
-			}
-			b.add("", KindVolatile, 0, false, uint32(i))
-		}, "exceeded max resolving depth 32"},
-		{"const of a VAR", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), 0)
-			b.add("", KindConst, 0, false, uint32(v))
-		}, "type [3] CONST '(anon)': invalid type_id 2 (VAR)"},
-		{"int bits beyond size", func(b *tb) {
-			b.add("i", KindInt, 0, false, 2, MakeIntInfo(0, 0, 32))
-		}, "type [1] INT 'i': nr_bits 32 + bits_offset 0 exceeds size 2"},
-		{"int encoding", func(b *tb) {
-			b.add("i", KindInt, 0, false, 4, MakeIntInfo(IntSigned|IntBool, 0, 32))
-		}, "unsupported encoding 0x5"},
-		{"enum size", func(b *tb) {
-			b.add("e", KindEnum, 0, false, 3)
-		}, "type [1] ENUM 'e': unexpected size 3"},
-		{"float size", func(b *tb) {
-			b.add("f", KindFloat, 0, false, 3)
-		}, "type [1] FLOAT 'f': invalid size 3"},
-		{"kind_flag on a pointer", func(b *tb) {
-			b.add("", KindPtr, 0, true, 0)
-		}, "kind_flag set, must be 0 for PTR"},
-		{"extern func", func(b *tb) {
-			p := b.add("", KindFuncProto, 0, false, 0)
-			b.add("f", KindFunc, LinkageExtern, false, uint32(p))
-		}, "type [2] FUNC 'f': invalid func linkage 2"},
-		{"func of a non-proto", func(b *tb) {
-			i := b.int32()
-			b.add("f", KindFunc, 0, false, uint32(i))
-		}, "type [2] FUNC 'f': type_id 1 (INT) is not a FUNC_PROTO"},
-		{"func param without name", func(b *tb) {
-			i := b.int32()
-			p := b.add("", KindFuncProto, 1, false, 0, 0, uint32(i))
-			b.add("f", KindFunc, 0, false, uint32(p))
-		}, "arg#1 of FUNC_PROTO [2] has no name"},
-		{"void parameter", func(b *tb) {
-			i := b.int32()
-			b.add("", KindFuncProto, 2, false, 0, b.str("a"), 0, b.str("b"), uint32(i))
-		}, "type [2] FUNC_PROTO '(anon)': invalid arg#1: type_id 0 (void) has no size"},
-		{"named vararg", func(b *tb) {
-			b.add("", KindFuncProto, 1, false, 0, b.str("x"), 0)
-		}, "arg#1: vararg with a name"},
-		{"extern var", func(b *tb) {
-			i := b.int32()
-			b.add("v", KindVar, 0, false, uint32(i), LinkageExtern)
-		}, "type [2] VAR 'v': linkage 2 not supported"},
-		{"datasec of a non-var", func(b *tb) {
-			i := b.int32()
-			b.add(".data", KindDatasec, 1, false, 4, uint32(i), 0, 4)
-		}, "type [2] DATASEC '.data': secinfo #0: type_id 1 (INT) is not a VAR"},
-		{"datasec entry beyond size", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), 0)
-			b.add(".bss", KindDatasec, 1, false, 4, uint32(v), 2, 4)
-		}, "secinfo #0 (type_id 2): offset 2 + size 4 beyond size 4"},
-		{"datasec entry smaller than its var", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), 0)
-			b.add(".bss", KindDatasec, 1, false, 4, uint32(v), 0, 2)
-		}, "secinfo #0: size 2 smaller than VAR [2]'s type (4)"},
-		{"decl tag component beyond members", func(b *tb) {
-			i := b.int32()
-			s := b.add("s", KindStruct, 1, false, 4, b.str("a"), uint32(i), 0)
-			b.add("tag", KindDeclTag, 0, false, uint32(s), 1)
-		}, "type [3] DECL_TAG 'tag': component_idx 1 beyond the 1 members/params of [2]"},
-		{"decl tag component on a var", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), 0)
-			b.add("tag", KindDeclTag, 0, false, uint32(v), 0)
-		}, "component_idx 0 on a VAR (must be -1)"},
-		{"decl tag on an int", func(b *tb) {
-			i := b.int32()
-			b.add("tag", KindDeclTag, 0, false, uint32(i), 0xffffffff)
-		}, "type_id 1 (INT) cannot carry a DECL_TAG"},
-		{"decl tag component below -1", func(b *tb) {
-			i := b.int32()
-			b.add("tag", KindDeclTag, 0, false, uint32(i), 0xfffffffe)
-		}, "invalid component_idx -2"},
-		{"type tag after const", func(b *tb) {
-			i := b.int32()
-			tt := b.add("user", KindTypeTag, 0, false, uint32(i))
-			c := b.add("", KindConst, 0, false, uint32(tt))
-			b.add("", KindPtr, 0, false, uint32(c))
-		}, "type [3] CONST '(anon)': TYPE_TAG [2] after a non-tag modifier: type tags must precede modifiers"},
-		{"array index not an int", func(b *tb) {
-			i := b.int32()
-			s := b.add("s", KindStruct, 0, false, 0)
-			b.add("", KindArray, 0, false, 0, uint32(i), uint32(s), 4)
-		}, "type [3] ARRAY '(anon)': invalid index type_id 2 (STRUCT): not a regular int"},
-		{"array size overflow", func(b *tb) {
-			i := b.int32()
-			b.add("", KindArray, 0, false, 0, uint32(i), uint32(i), 1<<31)
-		}, "array size 2147483648 * 4 overflows u32"},
-	} {
+	for _, tc := range rejectCases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newTB()
 			tc.build(b)
@@ -247,48 +251,50 @@ func TestValidateRules(t *testing.T) {
 
 // TestValidateAccepts lists what the kernel accepts and a too-strict
 // checker might not.
+var acceptCases = []struct {
+	name  string
+	build func(b *tb)
+}{
+	{"struct reaching itself through a pointer", func(b *tb) {
+		p := b.add("", KindPtr, 0, false, 2)
+		b.add("list", KindStruct, 1, false, 8, b.str("next"), uint32(p), 0)
+	}},
+	{"pointer to const pointer to struct holding the first pointer", func(b *tb) {
+		p := b.add("", KindPtr, 0, false, 2)
+		c := b.add("", KindConst, 0, false, 3)
+		b.add("", KindPtr, 0, false, 4)
+		b.add("s", KindStruct, 2, false, 16, b.str("a"), uint32(p), 0, b.str("b"), uint32(c), 64)
+	}},
+	{"identifiers with dots (gcc clones)", func(b *tb) {
+		p := b.add("", KindFuncProto, 0, false, 0)
+		b.add("do_thing.isra.0", KindFunc, 0, false, uint32(p))
+	}},
+	{"datasec names with dots", func(b *tb) {
+		i := b.int32()
+		v := b.add("v", KindVar, 0, false, uint32(i), 0)
+		b.add(".data..percpu", KindDatasec, 1, false, 8, uint32(v), 4, 4)
+	}},
+	{"flexible array member at the end", func(b *tb) {
+		i := b.int32()
+		a := b.add("", KindArray, 0, false, 0, uint32(i), uint32(i), 0)
+		b.add("s", KindStruct, 2, false, 4, b.str("n"), uint32(i), 0, b.str("data"), uint32(a), 32)
+	}},
+	{"const void and pointer to fwd", func(b *tb) {
+		c := b.add("", KindConst, 0, false, 0)
+		b.add("", KindPtr, 0, false, uint32(c))
+		f := b.add("later", KindFwd, 0, true, 0)
+		b.add("", KindPtr, 0, false, uint32(f))
+	}},
+	{"type tags before const", func(b *tb) {
+		i := b.int32()
+		c := b.add("", KindConst, 0, false, uint32(i))
+		tt := b.add("percpu", KindTypeTag, 0, false, uint32(c))
+		b.add("", KindPtr, 0, false, uint32(tt))
+	}},
+}
+
 func TestValidateAccepts(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		build func(b *tb)
-	}{
-		{"struct reaching itself through a pointer", func(b *tb) {
-			p := b.add("", KindPtr, 0, false, 2)
-			b.add("list", KindStruct, 1, false, 8, b.str("next"), uint32(p), 0)
-		}},
-		{"pointer to const pointer to struct holding the first pointer", func(b *tb) {
-			p := b.add("", KindPtr, 0, false, 2)
-			c := b.add("", KindConst, 0, false, 3)
-			b.add("", KindPtr, 0, false, 4)
-			b.add("s", KindStruct, 2, false, 16, b.str("a"), uint32(p), 0, b.str("b"), uint32(c), 64)
-		}},
-		{"identifiers with dots (gcc clones)", func(b *tb) {
-			p := b.add("", KindFuncProto, 0, false, 0)
-			b.add("do_thing.isra.0", KindFunc, 0, false, uint32(p))
-		}},
-		{"datasec names with dots", func(b *tb) {
-			i := b.int32()
-			v := b.add("v", KindVar, 0, false, uint32(i), 0)
-			b.add(".data..percpu", KindDatasec, 1, false, 8, uint32(v), 4, 4)
-		}},
-		{"flexible array member at the end", func(b *tb) {
-			i := b.int32()
-			a := b.add("", KindArray, 0, false, 0, uint32(i), uint32(i), 0)
-			b.add("s", KindStruct, 2, false, 4, b.str("n"), uint32(i), 0, b.str("data"), uint32(a), 32)
-		}},
-		{"const void and pointer to fwd", func(b *tb) {
-			c := b.add("", KindConst, 0, false, 0)
-			b.add("", KindPtr, 0, false, uint32(c))
-			f := b.add("later", KindFwd, 0, true, 0)
-			b.add("", KindPtr, 0, false, uint32(f))
-		}},
-		{"type tags before const", func(b *tb) {
-			i := b.int32()
-			c := b.add("", KindConst, 0, false, uint32(i))
-			tt := b.add("percpu", KindTypeTag, 0, false, uint32(c))
-			b.add("", KindPtr, 0, false, uint32(tt))
-		}},
-	} {
+	for _, tc := range acceptCases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newTB()
 			tc.build(b)
