@@ -5,7 +5,10 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
+	"os"
 	"testing"
+
+	cbtf "github.com/cilium/ebpf/btf"
 )
 
 // Fuzz targets: the reader (raw BTF and ELF) and the validator. Seeds are
@@ -88,7 +91,11 @@ func FuzzValidate(f *testing.F) {
 // more often than from raw bytes: every 4 input bytes pick a kind, vlen,
 // kind_flag, name and small type ids and payload words. The Spec must
 // validate without panicking, identically after a marshal round trip.
+//
+// With BTFSTREAM_FUZZ_KERNEL=1 (root, a 6.14+ kernel) every graph is also
+// loaded with BPF_BTF_LOAD and the kernel's verdict must match Validate's.
 func FuzzValidateGraph(f *testing.F) {
+	kernelOracle = os.Getenv("BTFSTREAM_FUZZ_KERNEL") == "1"
 	f.Add([]byte{1, 0, 0, 4, 2, 0, 0, 1, 4, 1, 0, 2})
 	f.Add([]byte{10, 0, 0, 2, 9, 0, 0, 1, 2, 0, 0, 1})
 	f.Add([]byte{4, 2, 1, 3, 3, 0, 0, 1, 13, 1, 0, 0, 12, 0, 0, 3, 17, 0, 0, 4})
@@ -141,6 +148,16 @@ func FuzzValidateGraph(f *testing.F) {
 			s.Add(Type{NameOff: name, Info: MakeInfo(k, vlen, flag), SizeOrType: ref}, extra...)
 		}
 		err := s.Validate()
+		if kernelOracle {
+			// Differential mode: the running kernel's verifier must agree.
+			h, kerr := cbtf.NewHandleFromRawBTF(s.Marshal())
+			if kerr == nil {
+				h.Close()
+			}
+			if (kerr == nil) != (err == nil) {
+				t.Fatalf("kernel: %v\nValidate: %v\n%s", kerr, err, dumpString(t, s))
+			}
+		}
 		s2, perr := Parse(s.Marshal(), nil)
 		if perr != nil {
 			t.Fatalf("our own output does not parse: %v", perr)
@@ -154,6 +171,8 @@ func FuzzValidateGraph(f *testing.F) {
 		}
 	})
 }
+
+var kernelOracle bool
 
 func data0(b []byte) byte {
 	if len(b) == 0 {
