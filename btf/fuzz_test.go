@@ -99,54 +99,8 @@ func FuzzValidateGraph(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 4, 2, 0, 0, 1, 4, 1, 0, 2})
 	f.Add([]byte{10, 0, 0, 2, 9, 0, 0, 1, 2, 0, 0, 1})
 	f.Add([]byte{4, 2, 1, 3, 3, 0, 0, 1, 13, 1, 0, 0, 12, 0, 0, 3, 17, 0, 0, 4})
-	names := []string{"", "a", "b_c", "x.isra.0", ".data..percpu", "bad name", "9x", "int", "tag(1)"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := NewSpec()
-		offs := make([]StrOff, len(names))
-		for i, n := range names {
-			offs[i] = s.Strings().Add(n)
-		}
-		for len(data) >= 4 && s.Len() < 64 {
-			k := Kind(data[0]%19 + 1)
-			vlen := uint32(data[1] % 4)
-			flag := data[1]&0x80 != 0
-			name := offs[int(data[2])%len(offs)]
-			ref := uint32(data[3] % 20)
-			data = data[4:]
-			switch k {
-			case KindPtr, KindTypedef, KindVolatile, KindConst, KindRestrict, KindFunc,
-				KindFwd, KindInt, KindVar, KindDeclTag, KindTypeTag, KindFloat, KindArray:
-				vlen = 0
-				if k == KindFunc {
-					vlen = uint32(data0(data)) % 3
-				}
-			}
-			n := k.ExtraWords(vlen)
-			extra := make([]uint32, n)
-			for i := range extra {
-				b := data0(data)
-				if len(data) > 0 {
-					data = data[1:]
-				}
-				// Small values, ids, offsets in bits; a few special ones.
-				switch b {
-				case 0xff:
-					extra[i] = 0xffffffff
-				case 0xfe:
-					extra[i] = 1 << 31
-				default:
-					extra[i] = uint32(b % 40)
-					if b&0x40 != 0 {
-						extra[i] *= 8
-					}
-				}
-			}
-			if k == KindInt {
-				extra[0] = MakeIntInfo(uint32(ref%3), 0, []uint32{8, 16, 32, 64, 7}[ref%5])
-				ref = []uint32{1, 2, 4, 8, 16}[ref%5]
-			}
-			s.Add(Type{NameOff: name, Info: MakeInfo(k, vlen, flag), SizeOrType: ref}, extra...)
-		}
+		s := graphFromBytes(data)
 		err := s.Validate()
 		if kernelOracle {
 			// Differential mode: the running kernel's verifier must agree.
@@ -170,6 +124,75 @@ func FuzzValidateGraph(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// graphFromBytes builds a Spec of up to 64 types from fuzz input: every 4
+// bytes pick a kind, vlen, kind_flag, name and a small type id or size;
+// payload words come from the following bytes (small ids and bit offsets,
+// and a few special values).
+func graphFromBytes(data []byte) *Spec {
+	names := []string{"", "a", "b_c", "x.isra.0", ".data..percpu", "bad name", "9x", "int", "tag(1)"}
+	s := NewSpec()
+	offs := make([]StrOff, len(names))
+	for i, n := range names {
+		offs[i] = s.Strings().Add(n)
+	}
+	for len(data) >= 4 && s.Len() < 64 {
+		k := Kind(data[0]%19 + 1)
+		vlen := uint32(data[1] % 4)
+		flag := data[1]&0x80 != 0
+		name := offs[int(data[2])%len(offs)]
+		if data[2] < 0xc0 {
+			// Mostly a name the kind allows, to reach the resolve walk.
+			switch k {
+			case KindPtr, KindConst, KindVolatile, KindRestrict, KindArray, KindFuncProto:
+				name = 0
+			case KindDatasec:
+				name = offs[4]
+			default:
+				name = offs[1+int(data[2])%3]
+			}
+		}
+		// Mostly ids that exist (0 is void).
+		ref := uint32(data[3]) % (uint32(s.NextID()) + 2)
+		data = data[4:]
+		switch k {
+		case KindPtr, KindTypedef, KindVolatile, KindConst, KindRestrict, KindFunc,
+			KindFwd, KindInt, KindVar, KindDeclTag, KindTypeTag, KindFloat, KindArray:
+			vlen = 0
+			if k == KindFunc {
+				vlen = uint32(data0(data)) % 3
+			}
+		}
+		n := k.ExtraWords(vlen)
+		extra := make([]uint32, n)
+		for i := range extra {
+			b := data0(data)
+			if len(data) > 0 {
+				data = data[1:]
+			}
+			// Small values, ids, offsets in bits; a few special ones.
+			switch b {
+			case 0xff:
+				extra[i] = 0xffffffff
+			case 0xfe:
+				extra[i] = 1 << 31
+			default:
+				extra[i] = uint32(b % 40)
+				if b&0x40 != 0 {
+					extra[i] *= 8
+				} else if b&0x80 != 0 {
+					extra[i] = uint32(b) % uint32(s.NextID()+1)
+				}
+			}
+		}
+		if k == KindInt {
+			extra[0] = MakeIntInfo(uint32(ref%3), 0, []uint32{8, 16, 32, 64, 7}[ref%5])
+			ref = []uint32{1, 2, 4, 8, 16}[ref%5]
+		}
+		s.Add(Type{NameOff: name, Info: MakeInfo(k, vlen, flag), SizeOrType: ref}, extra...)
+	}
+	return s
 }
 
 var kernelOracle bool
