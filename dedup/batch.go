@@ -39,9 +39,15 @@ type batchState struct {
 	scc     []uint32
 	callN   []uint32
 	callJ   []uint32
+	hstack  []uint32 // hashComponent's depth-first search
+	hpos    []uint32
 	touched []uint32
 	pairs   []uint32
 	rf      refineScratch
+
+	tpar   []uint32 // by existing id: union-find parent during a walk (none: root)
+	fwdNew []uint32 // fwdTo keys recorded by this batch that involve batch ids
+	fwdOK  bool     // FWD <-> STRUCT/UNION equivalence applies
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
@@ -61,6 +67,11 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 		d.unshare()
 	}
 	st.t0, st.n, st.src = t0, 0, nil
+	st.fwdOK = !d.mergeAll
+	for uint32(len(st.tpar)) < t0 {
+		st.tpar = append(st.tpar, none)
+	}
+	st.fwdNew = st.fwdNew[:0]
 	st.ts = viewOf(d.table.Strings())
 	st.bv = &st.ts
 	if strs != d.table.Strings() {
@@ -278,26 +289,9 @@ func (st *batchState) component(members []uint32) {
 		return
 	}
 	slices.Sort(members)
+	st.hashComponent(members)
 	for _, m := range members {
-		st.blh[m] = labelHash(st.nodeOf(st.t0 + m))
-		st.fin[m] = false
-	}
-	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
-		tag := st.blh[m]
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
-		}
-		st.btag[m] = finalize(tag)
-	}
-	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
-		h := st.blh[m]
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
-		}
-		st.bhash[m] = finalize(h)
-		if st.d.neverMerged(n.t.Kind()) {
+		if st.d.neverMerged(st.kind(m)) {
 			st.newClass(m, false)
 		}
 	}
@@ -308,11 +302,14 @@ func (st *batchState) component(members []uint32) {
 			continue
 		}
 		h := st.bhash[m]
-		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[m] == none; c = st.d.next[c] {
-			st.walk(m, c)
-		}
+		// Newest first: this batch's classes, then the table's, so that
+		// one batch and the same types cut into several try candidates
+		// in the same order (it matters only for FWD resolution).
 		for e := st.bindex.find(h, st.bhash, 1); e != 0 && st.res[m] == none; e = st.bnext[e-1] {
 			st.walk(m, st.t0+e-1)
+		}
+		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[m] == none; c = st.d.next[c] {
+			st.walk(m, c)
 		}
 	}
 	// (b) the rest are new; partition refinement finds which of them are
@@ -354,7 +351,9 @@ func (st *batchState) single(v uint32) {
 	}
 	h = finalize(h)
 	st.bhash[v], st.fin[v], st.blh[v] = h, fin, lh
-	if fin {
+	if key, cut := cutKey(n); cut {
+		st.btag[v], st.blh[v], st.fin[v] = key, key, true
+	} else if fin {
 		st.btag[v] = h
 	} else {
 		st.btag[v] = finalize(tag)
@@ -375,19 +374,133 @@ func (st *batchState) single(v uint32) {
 		}
 		return true
 	}
-	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
-		if same(c) {
-			st.res[v] = c
-			return
-		}
-	}
 	for e := st.bindex.find(h, st.bhash, 1); e != 0; e = st.bnext[e-1] {
 		if same(st.t0 + e - 1) {
 			st.res[v] = st.t0 + e - 1
+			st.fwdResolved(v)
+			return
+		}
+	}
+	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
+		if same(c) {
+			st.res[v] = c
+			st.fwdResolved(v)
+			return
+		}
+	}
+	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
+	// x in the other, somewhere below): found by walking.
+	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && k > 0 {
+		for e := st.bindex.find(h, st.bhash, 1); e != 0 && st.res[v] == none; e = st.bnext[e-1] {
+			st.walk(v, st.t0+e-1)
+		}
+		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[v] == none; c = st.d.next[c] {
+			st.walk(v, c)
+		}
+		if st.res[v] != none {
 			return
 		}
 	}
 	st.newClass(v, true)
+}
+
+// fwdResolved gives a FWD whose class is already resolved to a struct
+// that struct as its class, as libbpf maps a resolved FWD.
+func (st *batchState) fwdResolved(v uint32) {
+	if st.fwdOK && len(st.d.fwdTo) > 0 && st.kind(v) == btf.KindFwd {
+		if s, ok := st.d.fwdTo[st.res[v]]; ok {
+			st.res[v] = st.classOr(s)
+		}
+	}
+}
+
+// hashComponent computes the label hashes, tags, finiteness and hashes
+// of the members of a cyclic component. Named structs, unions and FWDs
+// are cut points (their tag is cutKey); every other member whose
+// unfolding, cut there, is finite gets a Merkle tag (its hash), computed
+// children first by a depth-first search over the members that are not
+// cut points; the others (cycles with no named aggregate, which C cannot
+// produce) get a one-level unfolding as tag. low is free scratch here:
+// 0 unvisited, 1 on the stack, 2 done.
+func (st *batchState) hashComponent(members []uint32) {
+	for _, m := range members {
+		n := st.nodeOf(st.t0 + m)
+		st.low[m] = 0
+		if key, cut := cutKey(n); cut {
+			st.btag[m], st.blh[m], st.fin[m] = key, key, true
+			st.low[m] = 2
+		} else {
+			st.blh[m] = labelHash(n)
+			st.fin[m] = true
+		}
+	}
+	// Depth-first, children first, over the members that are not cut.
+	stack := st.hstack[:0]
+	pos := st.hpos[:0]
+	for _, root := range members {
+		if st.low[root] != 0 {
+			continue
+		}
+		st.low[root] = 1
+		stack, pos = append(stack, root), append(pos, 0)
+		for len(stack) > 0 {
+			top := len(stack) - 1
+			m := stack[top]
+			n := st.nodeOf(st.t0 + m)
+			if j := int(pos[top]); j < numRefs(n.t, n.w) {
+				pos[top]++
+				c := refAt(n.t, n.w, j)
+				if c < st.t0 || st.res[c-st.t0] != none {
+					st.fin[m] = st.fin[m] && st.finOf(c)
+					continue
+				}
+				ci := c - st.t0
+				switch st.low[ci] {
+				case 0:
+					st.low[ci] = 1
+					stack, pos = append(stack, ci), append(pos, 0)
+				case 1:
+					st.fin[m] = false
+				case 2:
+					st.fin[m] = st.fin[m] && st.fin[ci]
+				}
+				continue
+			}
+			stack, pos = stack[:top], pos[:top]
+			st.low[m] = 2
+			if st.fin[m] {
+				h := st.blh[m]
+				for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+					h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
+				}
+				st.btag[m] = finalize(h)
+			}
+			if top > 0 {
+				p := stack[top-1]
+				st.fin[p] = st.fin[p] && st.fin[m]
+			}
+		}
+	}
+	st.hstack, st.hpos = stack[:0], pos[:0]
+	for _, m := range members {
+		if st.fin[m] {
+			continue
+		}
+		n := st.nodeOf(st.t0 + m)
+		tag := st.blh[m]
+		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
+		}
+		st.btag[m] = finalize(tag)
+	}
+	for _, m := range members {
+		n := st.nodeOf(st.t0 + m)
+		h := labelHash(n)
+		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
+		}
+		st.bhash[m] = finalize(h)
+	}
 }
 
 // newClass makes v the creator of a new class.
@@ -396,55 +509,4 @@ func (st *batchState) newClass(v uint32, indexed bool) {
 	if indexed {
 		st.bnext[v] = st.bindex.put(st.bhash[v], v+1, st.bhash, 1)
 	}
-}
-
-// walk checks whether batch type v (in the current component) is
-// equivalent to class c by walking both graphs in step, mapping each batch
-// type met to the class met at the same place. Classes are pairwise
-// inequivalent, so an equivalent type has exactly one possible image and
-// the first conflict proves inequivalence. On success every mapped pair is
-// an equivalence and becomes final; on failure the mapping is undone.
-func (st *batchState) walk(v, c uint32) bool {
-	st.touched = st.touched[:0]
-	st.pairs = append(st.pairs[:0], st.t0+v, c)
-	ok := true
-	for ok && len(st.pairs) > 0 {
-		k := len(st.pairs) - 2
-		x, y := st.pairs[k], st.pairs[k+1]
-		st.pairs = st.pairs[:k]
-		if x < st.t0 {
-			ok = st.d.canonEx(x) == y
-			continue
-		}
-		xi := x - st.t0
-		if r := st.res[xi]; r != none {
-			ok = r == y
-			continue
-		}
-		if a := st.aux[xi]; a != none {
-			ok = a == y
-			continue
-		}
-		if st.bhash[xi] != st.hashOf(y) {
-			ok = false
-			break
-		}
-		st.aux[xi] = y
-		st.touched = append(st.touched, xi)
-		nx, ny := st.nodeOf(x), st.nodeOf(y)
-		if !labelEq(nx, ny) || st.d.neverMerged(nx.t.Kind()) {
-			ok = false
-			break
-		}
-		for j, n := 0, numRefs(nx.t, nx.w); j < n; j++ {
-			st.pairs = append(st.pairs, refAt(nx.t, nx.w, j), st.resolve(refAt(ny.t, ny.w, j)))
-		}
-	}
-	for _, xi := range st.touched {
-		if ok {
-			st.res[xi] = st.aux[xi]
-		}
-		st.aux[xi] = none
-	}
-	return ok
 }

@@ -71,6 +71,7 @@ func (st *batchState) commitBase() {
 	remap := make([]btf.TypeID, st.n)
 	st.number(remap, true)
 	dup := false
+	st.fwdNew = st.fwdNew[:0]
 	d.grow(st.n)
 	for i := 0; i < st.n; i++ {
 		id := st.t0 + uint32(i)
@@ -131,6 +132,7 @@ func (st *batchState) commit(remap []btf.TypeID) {
 		d.push(st.bhash[ci], st.btag[ci], st.blh[ci], st.fin[ci], !d.neverMerged(t.Kind()))
 	}
 	st.pairs = w[:0]
+	st.commitFwds(remap)
 }
 
 // unshare gives the table its own interned string table, when a batch

@@ -191,6 +191,13 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if !ok || complete {
 			continue
 		}
+		if v, ok := d.fwdTo[id]; ok {
+			if target == nil {
+				target = make([]uint32, d.table.Len())
+			}
+			target[id-first] = v
+			continue
+		}
 		off := name(t)
 		if off == 0 {
 			continue
@@ -211,6 +218,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	old := d.table
 	first := uint32(old.FirstID())
+	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
 	d.index.reset(int(first))

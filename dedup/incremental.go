@@ -54,6 +54,11 @@ type Incremental struct {
 
 	st *batchState // reused working state of a batch
 
+	// fwdTo: a FWD class resolved, by a walk, to the STRUCT/UNION it was
+	// found to stand for (first come); applied in Finish. Few entries (at
+	// most one per FWD name), no pointers.
+	fwdTo map[uint32]uint32
+
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool
 }
@@ -149,6 +154,7 @@ func (d *Incremental) indexBase() error {
 		return err
 	}
 	st := d.loadSpec(d.base)
+	st.fwdOK = false // the base is final: no FWD in it is resolved again
 	st.run()
 	st.commitBase()
 	d.st = nil // sized for the whole base; batches are smaller
