@@ -18,6 +18,7 @@ type Budget struct {
 	used    int64
 	peak    int64
 	spilled int64
+	flight  int64 // of used: transient reservations (Acquire)
 }
 
 // NewBudget returns a budget of limit bytes (0: unlimited).
@@ -42,6 +43,35 @@ func (b *Budget) Reserve(n int64) {
 	b.addLocked(n)
 	b.mu.Unlock()
 }
+
+// Acquire accounts n bytes of a transient structure (a unit's arena in
+// flight), first waiting while other transient reservations are held and
+// n would push use past the limit. Unlike Reserve it does not wait on
+// long-lived use (tables) that no one is going to release soon: the
+// waiter only ever waits for another Acquire's Return.
+func (b *Budget) Acquire(n int64) {
+	b.mu.Lock()
+	for b.limit > 0 && b.flight > 0 && b.used+n > b.limit {
+		b.cond.Wait()
+	}
+	b.flight += n
+	b.addLocked(n)
+	b.mu.Unlock()
+}
+
+// Resize changes a transient reservation by d bytes (no wait).
+func (b *Budget) Resize(d int64) {
+	b.mu.Lock()
+	b.flight += d
+	b.addLocked(d)
+	b.mu.Unlock()
+	if d < 0 {
+		b.cond.Broadcast()
+	}
+}
+
+// Return gives back n bytes of an Acquire and wakes waiters.
+func (b *Budget) Return(n int64) { b.Resize(-n) }
 
 // Add accounts n bytes without waiting (n may be negative).
 func (b *Budget) Add(n int64) {
@@ -108,12 +138,14 @@ func (b *Budget) Spilled() int64 {
 }
 
 // SetRuntimeLimit sets the Go runtime's soft memory limit to the budget
-// (no change when unlimited) and returns the previous setting.
-func (b *Budget) SetRuntimeLimit() int64 {
+// minus overhead bytes (what the process holds outside the Go heap: the
+// binary's text and data, thread stacks; never below a quarter of the
+// limit), and returns the previous setting. Unlimited: no change.
+func (b *Budget) SetRuntimeLimit(overhead int64) int64 {
 	if b.limit <= 0 {
 		return debug.SetMemoryLimit(-1)
 	}
-	return debug.SetMemoryLimit(b.limit)
+	return debug.SetMemoryLimit(max(b.limit-overhead, b.limit/4))
 }
 
 // ParseSize parses a size with an optional K, M or G suffix (powers of

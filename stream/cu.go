@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/btfstream/btfstream/arena"
+	"github.com/btfstream/btfstream/spill"
 )
 
 // TagID identifies a DIE within its CU (an index into the CU's arena).
@@ -38,6 +39,9 @@ type CU struct {
 	addrBase       uint64
 	rnglistsBase   uint64
 	loclistsBase   uint64
+
+	budget   *spill.Budget // accounts reserved while the CU lives (nil: none)
+	reserved int64
 }
 
 func (cu *CU) key() abbrevKey {
@@ -49,6 +53,10 @@ func (cu *CU) Release() {
 	if cu.arena != nil {
 		cu.f.pool.Put(cu.arena)
 		cu.arena = nil
+	}
+	if cu.budget != nil {
+		cu.budget.Return(cu.reserved)
+		cu.budget, cu.reserved = nil, 0
 	}
 }
 

@@ -31,8 +31,7 @@ package stream
 
 import (
 	"debug/dwarf"
-	"debug/elf"
-	"errors"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/btfstream/btfstream/btf"
@@ -53,10 +52,13 @@ var encodeLangs = map[string]int64{
 	"renderscript": 0x24, "bliss": 0x25, "mips_assembler": 0x8001,
 }
 
-// encoder holds the state of one EncodeFile run.
+// encoder holds the state of one EncodeFile run. Between units it keeps
+// only ids and string offsets: the function-symbol and object-symbol
+// tables (compact, sorted), saved function states, DATASEC entries and
+// the dedup table.
 type encoder struct {
 	opts  EncodeOptions
-	f     *elf.File
+	f     *File
 	out   *btf.Spec
 	d     typeSink
 	idx   indexState
@@ -64,15 +66,11 @@ type encoder struct {
 	vars  *varCtx
 	stats EncodeStats
 	skip  map[int64]bool
+	mem   *memPlan
 }
 
 func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, EncodeStats{}, err
-	}
-	defer f.Close()
-	e := &encoder{opts: opts, f: f, skip: map[int64]bool{}}
+	e := &encoder{opts: opts, skip: map[int64]bool{}}
 	for _, l := range opts.LangExclude {
 		code, ok := encodeLangs[l]
 		if !ok {
@@ -80,51 +78,73 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 		}
 		e.skip[code] = true
 	}
+	mem, err := newMemPlan(opts)
+	if err != nil {
+		return nil, EncodeStats{}, err
+	}
+	e.mem = mem
+	defer mem.close()
+	f, err := Open(path, Options{CacheBytes: mem.cacheBytes})
+	if err != nil {
+		return nil, EncodeStats{}, err
+	}
+	defer f.Close()
+	e.f = f
 	if err := e.run(path); err != nil {
+		e.stats.Spilled = mem.budget.Spilled()
 		return nil, e.stats, err
 	}
 	for id := e.out.FirstID(); id < e.out.NextID(); id++ {
 		e.stats.KindCounts[e.out.Kind(id)]++
 		e.stats.Types++
 	}
+	e.stats.Spilled = mem.budget.Spilled()
+	e.stats.PeakAccounted = mem.budget.Peak()
 	return e.out, e.stats, nil
 }
 
 func (e *encoder) run(path string) error {
 	f := e.f
-	syms, err := f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := e.mem.check(f); err != nil {
+		return err
+	}
+	syms, err := readSymbols(f)
+	if err != nil {
+		return err
 	}
 	feat := e.opts.Features
-	e.funcs.elfs = collectELFFuncs(syms)
-	e.funcs.locs = newLocLists(f)
+	e.funcs.elfs = &syms.funcs
+	if e.funcs.locs, err = newLocLists(f); err != nil {
+		return err
+	}
 	e.funcs.v5 = e.funcs.locs.loclists != nil && e.funcs.locs.loc == nil
-	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine)
+	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine())
 	e.funcs.declTags = feat.Has(FeatDeclTag)
 	e.funcs.strs = btf.NewStrings(nil)
+	if e.funcs.store, err = newFuncStore(e.mem); err != nil {
+		return err
+	}
+	defer e.funcs.store.close()
+	e.mem.budget.Add(syms.funcs.bytesSize() + syms.objects.bytesSize())
 	if e.opts.noDedup {
 		e.d = newFlatSink(e.opts.Base)
 	} else if e.d, err = dedup.NewIncremental(e.opts.Base); err != nil {
 		return err
 	}
 	if feat.Has(FeatDeclTagKfuncs) {
-		if err := markKfuncs(f, syms, e.funcs.elfs); err != nil {
+		if err := markKfuncs(f, syms); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	e.vars = newVarCtx(f, syms, feat, e.opts.Verbose)
-	sf, err := Open(path, Options{})
-	if err != nil {
-		return err
-	}
-	defer sf.Close()
+	syms.btfIDs = nil
+	e.vars = newVarCtx(f, &syms.objects, feat, e.opts.Verbose)
 	addr := uint32(8)
-	if f.Class == elf.ELFCLASS32 {
+	if !f.Class64() {
 		addr = 4
 	}
-	le := f.ByteOrder.String() == "LittleEndian"
-	for cu, err := range sf.Units(UnitOptions{Jobs: e.opts.Jobs, LangExclude: e.opts.LangExclude, NoTypeUnits: true}) {
+	le := f.ByteOrder() == binary.LittleEndian
+	uo := UnitOptions{Jobs: e.opts.Jobs, LangExclude: e.opts.LangExclude, NoTypeUnits: true, Budget: e.mem.budget}
+	for cu, err := range f.Units(uo) {
 		if err != nil {
 			return err
 		}
@@ -145,7 +165,7 @@ func (e *encoder) run(path string) error {
 		k0 := len(e.funcs.states)
 		e.funcs.saveFuncs(c, 0)
 		if feat.Has(FeatVar) || feat.Has(FeatGlobalVar) {
-			n, err := e.vars.encodeVars(c, f, feat.Has(FeatDeclTag))
+			n, err := e.vars.encodeVars(c, feat.Has(FeatDeclTag))
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
@@ -157,12 +177,18 @@ func (e *encoder) run(path string) error {
 		}
 		cu.Release()
 		e.idx.id = r.Map(e.idx.id)
-		e.funcs.remap(k0, r)
+		if err := e.funcs.remap(k0, r); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 		e.vars.remap(r)
+		e.mem.afterUnit(e.d.Table(), &e.funcs)
 	}
 	batch := e.d.NewBatch()
-	added, dropped := e.funcs.emitFuncs(batch, e.d.Table(), feat.Has(FeatConsistentFunc),
+	added, dropped, err := e.funcs.emitFuncs(batch, e.d.Table(), feat.Has(FeatConsistentFunc),
 		feat.Has(FeatDeclTagKfuncs) && feat.Has(FeatDeclTag))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	e.stats.Funcs, e.stats.DroppedFuncs = added, dropped
 	e.vars.emitDatasecs(batch)
 	if _, err := e.d.AddBatch(batch); err != nil {
@@ -171,8 +197,8 @@ func (e *encoder) run(path string) error {
 	if e.out, _, err = e.d.Finish(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if f.ByteOrder.String() == "BigEndian" {
-		e.out.ByteOrder = f.ByteOrder
+	if f.ByteOrder() == binary.BigEndian {
+		e.out.ByteOrder = binary.BigEndian
 	}
 	return nil
 }

@@ -118,8 +118,10 @@ type EncodeOptions struct {
 	// Base is the BTF a module's split BTF is encoded against (vmlinux's
 	// .BTF); nil to encode base BTF (vmlinux).
 	Base *btf.Spec
-	// MemLimit is a soft budget in bytes for caches and buffers (0: a
-	// built-in default).
+	// MemLimit is the memory budget in bytes (0: DefaultMemLimit(),
+	// negative: no limit). Arenas in flight, tables and caches are
+	// accounted against it, the Go runtime's soft limit is set from it,
+	// and saved function states spill to TmpDir when it is exceeded.
 	MemLimit int64
 	// TmpDir is where spill files go if the budget is exceeded ("": os.TempDir).
 	TmpDir string
@@ -150,6 +152,10 @@ type EncodeStats struct {
 	KindCounts [btf.MaxKind + 1]int
 	// Types is the number of output types (sum of KindCounts).
 	Types int
+	// Spilled is the bytes written to spill files (compressed).
+	Spilled int64
+	// PeakAccounted is the most memory the budget accounted at once.
+	PeakAccounted int64
 }
 
 // EncodeFile reads the DWARF of the ELF file at path (vmlinux, .ko or .o)

@@ -36,12 +36,13 @@ type funcState struct {
 
 // funcCtx is the per-file state for functions.
 type funcCtx struct {
-	elfs     elfFuncs
+	elfs     *elfFuncs
 	locs     *locLists
 	nRegs    int
 	regs     [8]int
 	v5       bool
-	states   []funcState
+	states   []funcState // saved from the unit being converted
+	store    *funcStore  // saved from finished units, ids remapped
 	declTags bool
 	// strs holds the names and annotation values of saved states: batch
 	// string offsets do not survive deduplication.
@@ -49,15 +50,25 @@ type funcCtx struct {
 }
 
 // remap rewrites the type ids of the states saved since state k0 from
-// batch ids to table ids.
-func (fc *funcCtx) remap(k0 int, r dedup.Remap) {
+// batch ids to table ids and moves them to the store.
+func (fc *funcCtx) remap(k0 int, r dedup.Remap) error {
 	for i := k0; i < len(fc.states); i++ {
 		s := &fc.states[i]
 		s.ret = r.Map(s.ret)
 		for j := range s.params {
 			s.params[j].typ = r.Map(s.params[j].typ)
 		}
+		if fc.store != nil {
+			if err := fc.store.put(s); err != nil {
+				return err
+			}
+		}
 	}
+	if fc.store != nil {
+		clear(fc.states[k0:])
+		fc.states = fc.states[:k0]
+	}
+	return nil
 }
 
 // paramInfo is pahole's per-parameter location verdict.
@@ -69,7 +80,7 @@ type paramInfo struct {
 // symbol, as btf_encoder__encode_cu + btf_encoder__save_func do.
 func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 	t := c.t
-	if len(fc.elfs) == 0 {
+	if fc.elfs == nil || fc.elfs.len() == 0 {
 		return
 	}
 	// Location verdicts per parameter node, with sharing to abstract
@@ -270,9 +281,26 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 // btf_encoder__add_saved_funcs. It returns how many FUNCs were added and
 // how many names were dropped.
 // types holds the ids the states refer to.
-func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int) {
-	st := fc.states
-	slices.SortStableFunc(st, func(a, b funcState) int { return int(a.elf) - int(b.elf) })
+func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int, err error) {
+	emit := func(st []funcState) error {
+		a, d := fc.emitStates(st, out, types, consistent, kfuncTags)
+		added += a
+		dropped += d
+		return nil
+	}
+	if fc.store != nil {
+		err = fc.store.windows(emit)
+	} else {
+		slices.SortStableFunc(fc.states, func(a, b funcState) int { return int(a.elf) - int(b.elf) })
+		err = emit(fc.states)
+	}
+	fc.states = nil
+	return added, dropped, err
+}
+
+// emitStates handles states sorted by ELF name, all states of a name
+// together.
+func (fc *funcCtx) emitStates(st []funcState, out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int) {
 	strs := out.Strings()
 	for i := 0; i < len(st); {
 		j := i + 1
@@ -285,8 +313,8 @@ func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (
 			}
 		}
 		s := &st[i]
-		ef := &fc.elfs[s.elf]
-		keep := !consistent || (!unexpected && !inconsistent && !uncertain && !ef.ambiguous)
+		ef := &fc.elfs.recs[s.elf]
+		keep := !consistent || (!unexpected && !inconsistent && !uncertain && ef.flags&funcAmbiguous == 0)
 		i = j
 		if !keep {
 			dropped++
@@ -297,11 +325,11 @@ func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (
 			words = append(words, uint32(strs.Add(fc.strs.Name(p.name))), uint32(p.typ))
 		}
 		proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(s.params)), false), SizeOrType: uint32(s.ret)}, words...)
-		fn := out.Add(btf.Type{NameOff: strs.Add(ef.name), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
+		fn := out.Add(btf.Type{NameOff: strs.AddBytes(fc.elfs.nameBytes(int(s.elf))), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
 		added++
-		if ef.kfunc && kfuncTags {
+		if ef.flags&funcKfunc != 0 && kfuncTags {
 			out.Add(btf.Type{NameOff: strs.Add(kfuncDeclTag), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
-			if ef.kflags&kfFastcall != 0 {
+			if ef.aux&kfFastcall != 0 {
 				out.Add(btf.Type{NameOff: strs.Add(fastcallDeclTg), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
 			}
 		}
@@ -309,7 +337,6 @@ func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (
 			out.Add(btf.Type{NameOff: strs.Add(fc.strs.Name(a.value)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.comp))
 		}
 	}
-	fc.states = nil
 	return added, dropped
 }
 

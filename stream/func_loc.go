@@ -1,9 +1,6 @@
 package stream
 
-import (
-	"debug/elf"
-	"encoding/binary"
-)
+import "encoding/binary"
 
 // DWARF expression opcodes used to judge parameter locations.
 const (
@@ -21,136 +18,218 @@ const (
 	opGNUEntryVal = 0xf3
 )
 
+// Machines regParams knows beyond reloc.go's.
+const (
+	emSPARC = 2
+	emMIPS  = 8
+	emARC   = 45
+)
+
 // regParams returns how many parameters the ABI passes in registers and
 // the DW_OP_regN each arrives in (-1: unknown), as pahole's
 // arch__set_register_params.
-func regParams(m elf.Machine) (int, [8]int) {
+func regParams(m uint16) (int, [8]int) {
 	r := [8]int{-1, -1, -1, -1, -1, -1, -1, -1}
 	switch m {
-	case elf.EM_S390:
+	case emS390:
 		copy(r[:], []int{opReg0 + 2, opReg0 + 3, opReg0 + 4, opReg0 + 5, opReg0 + 6})
 		return 5, r
-	case elf.EM_X86_64:
+	case emX86_64:
 		copy(r[:], []int{opReg0 + 5, opReg0 + 4, opReg0 + 1, opReg0 + 2, opReg0 + 8, opReg0 + 9})
 		return 6, r
-	case elf.EM_SPARC, elf.EM_SPARCV9:
+	case emSPARC, emSPARCV9:
 		return 6, r
-	case elf.EM_ARM, elf.EM_AARCH64:
+	case emARM, emAARCH64:
 		for i := range r {
 			r[i] = opReg0 + i
 		}
 		return 8, r
-	case elf.EM_ARC, elf.EM_MIPS, elf.EM_PPC, elf.EM_PPC64, elf.EM_RISCV:
+	case emARC, emMIPS, emPPC, emPPC64, emRISCV:
 		return 8, r
 	}
 	return 0, r
 }
 
 // locLists reads location lists (.debug_loc for DWARF 2-4, .debug_loclists
-// for DWARF 5) just far enough to list each entry's expression.
+// for DWARF 5) lazily, one function's parameters at a time, just far
+// enough to list each entry's expression. The sections are never held
+// whole: they are read through the File's bounded page cache (a section
+// that needs relocating or inflating, as in a .ko, is materialized by the
+// reader, which is small there).
 type locLists struct {
-	loc, loclists []byte
+	loc, loclists *pagedReader
 	order         binary.ByteOrder
 	addr          int
+	err           error // first read error (sticky)
 }
 
-func newLocLists(f *elf.File) *locLists {
-	l := &locLists{order: f.ByteOrder, addr: 8}
-	if f.Class == elf.ELFCLASS32 {
+func newLocLists(f *File) (*locLists, error) {
+	l := &locLists{order: f.ByteOrder(), addr: 8}
+	if !f.Class64() {
 		l.addr = 4
 	}
-	if s := f.Section(".debug_loc"); s != nil {
-		l.loc, _ = s.Data()
+	var err error
+	if s, ok := f.Section(".debug_loc"); ok {
+		if l.loc, err = f.elf.sectionReader(s); err != nil {
+			return nil, fileErr(f.name, err)
+		}
 	}
-	if s := f.Section(".debug_loclists"); s != nil {
-		l.loclists, _ = s.Data()
+	if s, ok := f.Section(".debug_loclists"); ok {
+		if l.loclists, err = f.elf.sectionReader(s); err != nil {
+			return nil, fileErr(f.name, err)
+		}
 	}
-	return l
+	return l, nil
+}
+
+// locCursor walks a location list through the page cache. Reading past
+// the section sets eof and returns zeros.
+type locCursor struct {
+	r       *pagedReader
+	off     uint64
+	pg      []byte
+	pgN     uint64
+	eof     bool
+	scratch []byte
+}
+
+func (c *locCursor) byte() byte {
+	if c.eof || c.off >= c.r.size {
+		c.eof = true
+		return 0
+	}
+	if n := c.off / pageSize; c.pg == nil || n != c.pgN {
+		pg, err := c.r.page(n)
+		if err != nil || uint64(len(pg)) <= c.off%pageSize {
+			c.eof = true
+			return 0
+		}
+		c.pg, c.pgN = pg, n
+	}
+	b := c.pg[c.off%pageSize]
+	c.off++
+	return b
+}
+
+// bytes returns the next n bytes (valid until the next call).
+func (c *locCursor) bytes(n uint64) []byte {
+	if c.eof || n > c.r.size-min(c.off, c.r.size) {
+		c.eof = true
+		return nil
+	}
+	if uint64(cap(c.scratch)) < n {
+		c.scratch = make([]byte, n)
+	}
+	b := c.scratch[:n]
+	for i := range b {
+		b[i] = c.byte()
+	}
+	return b
+}
+
+func (c *locCursor) uleb() uint64 {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		b := c.byte()
+		if c.eof {
+			return 0
+		}
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		if b&0x80 == 0 {
+			return v
+		}
+	}
+}
+
+func (c *locCursor) addr(size int, order binary.ByteOrder) uint64 {
+	b := c.bytes(uint64(size))
+	if c.eof {
+		return 0
+	}
+	if size == 8 {
+		return order.Uint64(b)
+	}
+	return uint64(order.Uint32(b))
 }
 
 // exprs calls fn with each location expression of the list at off, in
 // order; fn returns false to stop. v5 selects the .debug_loclists format.
+// The expression slice is valid only during the call.
 func (l *locLists) exprs(off uint64, v5 bool, fn func(expr []byte) bool) {
 	if v5 {
 		l.exprs5(off, fn)
 		return
 	}
-	b := l.loc
-	for off+uint64(2*l.addr) <= uint64(len(b)) {
-		var lo, hi uint64
-		if l.addr == 8 {
-			lo, hi = l.order.Uint64(b[off:]), l.order.Uint64(b[off+8:])
-		} else {
-			lo, hi = uint64(l.order.Uint32(b[off:])), uint64(l.order.Uint32(b[off+4:]))
-		}
-		off += uint64(2 * l.addr)
-		if lo == 0 && hi == 0 {
+	if l.loc == nil {
+		return
+	}
+	c := &locCursor{r: l.loc, off: off}
+	var expr []byte
+	for {
+		lo := c.addr(l.addr, l.order)
+		hi := c.addr(l.addr, l.order)
+		if c.eof || lo == 0 && hi == 0 {
 			return
 		}
 		if (l.addr == 8 && lo == ^uint64(0)) || (l.addr == 4 && lo == 0xffffffff) {
 			continue // base address selection
 		}
-		if off+2 > uint64(len(b)) {
+		n := c.bytes(2)
+		if c.eof {
 			return
 		}
-		n := uint64(l.order.Uint16(b[off:]))
-		off += 2
-		if off+n > uint64(len(b)) {
+		e := c.bytes(uint64(l.order.Uint16(n)))
+		if c.eof {
 			return
 		}
-		if !fn(b[off : off+n]) {
+		expr = append(expr[:0], e...)
+		if !fn(expr) {
 			return
 		}
-		off += n
 	}
 }
 
 func (l *locLists) exprs5(off uint64, fn func(expr []byte) bool) {
-	b := l.loclists
-	u := func() uint64 {
-		if off >= uint64(len(b)) {
-			off = uint64(len(b))
-			return 0
-		}
-		v, n := uleb(b[off:])
-		off += uint64(n)
-		return v
+	if l.loclists == nil {
+		return
 	}
-	expr := func() ([]byte, bool) {
-		n := u()
-		if off+n > uint64(len(b)) {
-			return nil, false
+	c := &locCursor{r: l.loclists, off: off}
+	var expr []byte
+	for {
+		kind := c.byte()
+		if c.eof {
+			return
 		}
-		e := b[off : off+n]
-		off += n
-		return e, true
-	}
-	for off < uint64(len(b)) {
-		kind := b[off]
-		off++
 		switch kind {
 		case 0: // end_of_list
 			return
 		case 1: // base_addressx
-			u()
+			c.uleb()
 			continue
 		case 2, 3, 4: // startx_endx, startx_length, offset_pair
-			u()
-			u()
+			c.uleb()
+			c.uleb()
 		case 5: // default_location
 		case 6: // base_address
-			off += uint64(l.addr)
+			c.bytes(uint64(l.addr))
 			continue
 		case 7: // start_end
-			off += uint64(2 * l.addr)
+			c.bytes(uint64(2 * l.addr))
 		case 8: // start_length
-			off += uint64(l.addr)
-			u()
+			c.bytes(uint64(l.addr))
+			c.uleb()
 		default:
 			return
 		}
-		e, ok := expr()
-		if !ok || !fn(e) {
+		n := c.uleb()
+		e := c.bytes(n)
+		if c.eof {
+			return
+		}
+		expr = append(expr[:0], e...)
+		if !fn(expr) {
 			return
 		}
 	}
@@ -159,11 +238,15 @@ func (l *locLists) exprs5(off uint64, fn func(expr []byte) bool) {
 // loclistsOffset resolves a DW_FORM_loclistx index through the offsets
 // table at base (DW_AT_loclists_base).
 func (l *locLists) loclistsOffset(base, index uint64) (uint64, bool) {
-	p := base + 4*index
-	if p+4 > uint64(len(l.loclists)) {
+	if l.loclists == nil {
 		return 0, false
 	}
-	return base + uint64(l.order.Uint32(l.loclists[p:])), true
+	p := base + 4*index
+	v, err := l.loclists.uint(p, 4, l.order)
+	if err != nil || p < base {
+		return 0, false
+	}
+	return base + v, true
 }
 
 // singleOp returns the first operation of expr and its operand bytes if

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"debug/elf"
 	"fmt"
 	"strings"
 )
@@ -35,55 +34,49 @@ func kfuncName(sym string) (string, bool) {
 
 // markKfuncs flags the functions listed in BTF_SET8 sets marked
 // BTF_SET8_KFUNCS, with the flags word of their (id, flags) pair, as
-// pahole's btf_encoder__collect_kfuncs does.
-func markKfuncs(f *elf.File, syms []elf.Symbol, funcs elfFuncs) error {
-	var sec *elf.Section
-	idx := -1
-	for i, s := range f.Sections {
-		if s.Name == btfIDsSection {
-			sec, idx = s, i
-		}
-	}
-	if sec == nil || syms == nil {
+// pahole's btf_encoder__collect_kfuncs does. .BTF_ids is small (a few
+// KiB) and read whole, unrelocated, as pahole (libelf) sees it.
+func markKfuncs(f *File, es *elfSymbols) error {
+	sec, ok := f.Section(btfIDsSection)
+	if !ok || !es.any {
 		return nil
 	}
-	data, err := sec.Data()
+	data, err := f.elf.loadSectionRaw(sec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", btfIDsSection, err)
 	}
+	order := f.ByteOrder()
 	word := func(off uint64) (uint32, bool) {
-		if off+4 > uint64(len(data)) {
+		if off+4 > uint64(len(data)) || off+4 < off {
 			return 0, false
 		}
-		return f.ByteOrder.Uint32(data[off:]), true
+		return order.Uint32(data[off:]), true
 	}
 	type span struct{ lo, hi uint64 }
 	var sets []span
-	for _, s := range syms {
-		if int(s.Section) != idx || !strings.HasPrefix(s.Name, btfIDSet8Pfx) {
+	for _, s := range es.btfIDs {
+		if !strings.HasPrefix(s.name, btfIDSet8Pfx) {
 			continue
 		}
-		flags, ok := word(s.Value - sec.Addr + 4)
+		flags, ok := word(s.value - sec.Addr + 4)
 		if ok && flags&btfSet8Kfuncs != 0 {
-			sets = append(sets, span{s.Value, s.Value + s.Size})
+			sets = append(sets, span{s.value, s.value + s.siz})
 		}
 	}
-	for _, s := range syms {
-		if int(s.Section) != idx {
-			continue
-		}
-		name, ok := kfuncName(s.Name)
+	for _, s := range es.btfIDs {
+		name, ok := kfuncName(s.name)
 		if !ok {
 			continue
 		}
 		for _, r := range sets {
-			if r.lo <= s.Value && s.Value < r.hi {
-				flags, ok := word(s.Value - sec.Addr + 4)
+			if r.lo <= s.value && s.value < r.hi {
+				flags, ok := word(s.value - sec.Addr + 4)
 				if !ok {
 					return fmt.Errorf("kfunc %q offset outside section %s", name, btfIDsSection)
 				}
-				if i := funcs.find(name); i >= 0 {
-					funcs[i].kfunc, funcs[i].kflags = true, flags
+				if i := es.funcs.find(name); i >= 0 {
+					es.funcs.recs[i].flags |= funcKfunc
+					es.funcs.recs[i].aux = flags
 				}
 				break
 			}

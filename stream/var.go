@@ -2,7 +2,6 @@ package stream
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -19,41 +18,37 @@ type varSection struct {
 	name    string
 	addr    uint64
 	size    uint64
-	typ     elf.SectionType
+	typ     uint32
 	include bool
 	entries []btf.VarSecinfo
 }
 
-// varCtx is the per-file state for variables: sections, the names of
-// STT_OBJECT symbols per section (for the address-0 check), and the
+// ELF section types the variable encoder looks at.
+const shtProgbits = 1
+
+// varCtx is the per-file state for variables: sections, the STT_OBJECT
+// symbols (name, section, value; for the address-0 check), and the
 // DATASEC entries collected so far.
 type varCtx struct {
 	secs    []varSection
-	objects map[string][]uint32 // symbol name -> section indices of STT_OBJECT symbols
+	objects *objSyms
 	// rel is set for ET_REL files, whose sections all start at address 0:
 	// there libdwfl lays the SHF_ALLOC sections out before pahole looks
 	// addresses up, which amounts to finding a variable's section through
-	// its symbol. objAddr holds each STT_OBJECT symbol's value.
+	// its symbol (objects' values).
 	rel     bool
-	objAddr map[string][]uint64
 	force   bool
 	verbose func(string)
+	order   binary.ByteOrder
 }
 
-func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(string)) *varCtx {
-	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: map[string][]uint32{},
-		rel: f.Type == elf.ET_REL, objAddr: map[string][]uint64{}}
-
-	for _, s := range f.Sections {
+func newVarCtx(f *File, objects *objSyms, feat Features, verbose func(string)) *varCtx {
+	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: objects,
+		rel: f.Type() == etRel, order: f.ByteOrder()}
+	for _, s := range f.Sections() {
 		v := varSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type}
 		v.include = feat.Has(FeatGlobalVar) || (s.Name == percpuSection && feat.Has(FeatVar))
 		vc.secs = append(vc.secs, v)
-	}
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
-			vc.objects[s.Name] = append(vc.objects[s.Name], uint32(s.Section))
-			vc.objAddr[s.Name] = append(vc.objAddr[s.Name], s.Value)
-		}
 	}
 	return vc
 }
@@ -62,7 +57,7 @@ func newVarCtx(f *elf.File, syms []elf.Symbol, feat Features, verbose func(strin
 func (vc *varCtx) section(addr uint64) int {
 	for i := 1; i < len(vc.secs); i++ {
 		s := &vc.secs[i]
-		if s.typ != elf.SHT_PROGBITS && s.typ != elf.SHT_NOBITS {
+		if s.typ != shtProgbits && s.typ != shtNobits {
 			continue
 		}
 		if s.addr <= addr && addr-s.addr < s.size {
@@ -74,12 +69,7 @@ func (vc *varCtx) section(addr uint64) int {
 
 // relSection finds the section of an ET_REL variable through its symbol.
 func (vc *varCtx) relSection(name string, off uint64) int {
-	for i, a := range vc.objAddr[name] {
-		if a == off {
-			return int(vc.objects[name][i])
-		}
-	}
-	return 0
+	return int(vc.objects.sectionAt(name, off))
 }
 
 var varSkipPrefixes = []string{"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"}
@@ -128,7 +118,7 @@ func varAddr(t *encTree, v int32, addrSize int, order binary.ByteOrder) (uint64,
 
 // encodeVars adds the unit's VARs (and their DECL_TAGs) as pahole's
 // btf_encoder__encode_cu_variables, recording DATASEC entries.
-func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error) {
+func (vc *varCtx) encodeVars(c *cuConv, declTags bool) (int, error) {
 	t := c.t
 	strs := c.out.Strings()
 	n := 0
@@ -140,7 +130,7 @@ func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error)
 		if t.has(v, dwarf.AttrArtificial) || t.has(v, dwarf.AttrDeclaration) {
 			continue
 		}
-		addr, ok := varAddr(t, v, int(c.addr), f.ByteOrder)
+		addr, ok := varAddr(t, v, int(c.addr), vc.order)
 		if !ok {
 			continue
 		}
@@ -171,7 +161,7 @@ func (vc *varCtx) encodeVars(c *cuConv, f *elf.File, declTags bool) (int, error)
 		if skip {
 			continue
 		}
-		if addr == 0 && !slices.Contains(vc.objects[name], uint32(shndx)) {
+		if addr == 0 && !vc.objects.inSection(name, uint32(shndx)) {
 			continue
 		}
 		if !btfNameValid(name) {

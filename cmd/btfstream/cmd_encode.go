@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
 	"github.com/spf13/pflag"
 )
@@ -85,8 +86,10 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 		fs.BoolVar(l.p, l.name, false, l.help)
 	}
 
-	fs.StringVar(&f.memLimit, "mem-limit", "0", "soft memory budget: bytes, or with a K, M or G suffix (powers of 1024); 0: built-in default")
-	fs.StringVar(&f.tmpDir, "tmpdir", "", "directory for spill files when the budget is exceeded (default $TMPDIR)")
+	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget: bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
+		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
+		"about 5% of it; function states spill to --tmpdir when it is reached. Smallest usable: about 48M for vmlinux")
+	fs.StringVar(&f.tmpDir, "tmpdir", "", "directory for spill files when the budget is exceeded (default $TMPDIR); files are unlinked at creation")
 	fs.BoolVar(&f.summary, "summary", false, "print one line to stderr: types by kind, functions, bytes, time, peak RSS")
 	return fs
 }
@@ -169,8 +172,13 @@ func (f *encodeFlags) options() (stream.EncodeOptions, error) {
 		return opts, err
 	}
 	opts.Features = feats
-	if opts.MemLimit, err = parseSize(f.memLimit); err != nil {
-		return opts, fmt.Errorf("--mem-limit: %w", err)
+	if f.memLimit != "" {
+		if opts.MemLimit, err = parseSize(f.memLimit); err != nil {
+			return opts, fmt.Errorf("--mem-limit: %w", err)
+		}
+		if opts.MemLimit == 0 {
+			opts.MemLimit = -1 // explicit 0: no limit
+		}
 	}
 	opts.TmpDir = f.tmpDir
 	if f.verbose {
@@ -306,8 +314,9 @@ func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, size int, d 
 	if kb := peakRSSKiB(); kb > 0 {
 		rss = fmt.Sprintf("%.1f MiB", float64(kb)/1024)
 	}
-	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s",
-		in, spec.Len(), strings.Join(kinds, ", "), st.Funcs, st.Vars, st.CUs, size, d.Seconds(), rss)
+	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, peak accounted %s, spilled %d bytes",
+		in, spec.Len(), strings.Join(kinds, ", "), st.Funcs, st.Vars, st.CUs, size, d.Seconds(), rss,
+		spill.FormatSize(st.PeakAccounted), st.Spilled)
 }
 
 // peakRSSKiB returns VmHWM from /proc/self/status, or 0.

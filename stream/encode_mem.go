@@ -1,0 +1,175 @@
+package stream
+
+// Memory plan of one encoding (EncodeOptions.MemLimit, issue 6).
+//
+// Everything large is accounted against one spill.Budget:
+//
+//   - CU arenas in flight: the reader Acquires ArenaEstimate(unit length)
+//     before reading a unit's body and corrects it to the arena's footprint
+//     after decoding, so -j decoders wait instead of piling units up;
+//   - the page cache of string and location sections (a share of the
+//     limit, at most 4 MiB);
+//   - the symbol tables (compact, sorted);
+//   - the dedup table, read after every batch from its Spec (type words,
+//     string bytes) times dedupFactor for its hash indexes and maps;
+//   - saved function states, kept in a spill.Store: once the budget is
+//     over, its chunks go to an unlinked zstd temp file in TmpDir and come
+//     back through the Store's bounded cache for the final merge.
+//
+// The Go runtime's soft limit is set to the limit minus runtimeOverhead,
+// so the collector runs harder rather than let the heap grow past it.
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/spill"
+)
+
+// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
+// min(1 GiB, half the machine's RAM).
+func DefaultMemLimit() int64 {
+	lim := int64(1 << 30)
+	if ram := totalRAM(); ram > 0 && ram/2 < lim {
+		lim = ram / 2
+	}
+	return lim
+}
+
+// totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
+func totalRAM() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+const (
+	// runtimeOverhead is what the process holds outside what the budget
+	// accounts: binary text and data, goroutine stacks, GC metadata,
+	// small garbage between collections.
+	runtimeOverhead = 24 << 20
+	// dedupFactor scales the dedup table's BTF bytes to its whole
+	// footprint (hash indexes, canonical maps, grown slices).
+	dedupFactor = 3
+	// minWorking is what a run needs besides the largest arena: the
+	// runtime overhead and room for the tables of a small file.
+	minWorking = runtimeOverhead + 8<<20
+)
+
+// memPlan is the budget of one run and what it derived from it.
+type memPlan struct {
+	budget     *spill.Budget
+	limit      int64 // 0: unlimited
+	tmpDir     string
+	cacheBytes int64
+	prevLimit  int64
+	dedupAcct  int64 // bytes accounted for the dedup table
+	funcsAcct  int64
+}
+
+func newMemPlan(opts EncodeOptions) (*memPlan, error) {
+	limit := opts.MemLimit
+	switch {
+	case limit == 0:
+		limit = DefaultMemLimit()
+	case limit < 0:
+		limit = 0
+	}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: 4 << 20}
+	if limit > 0 {
+		m.cacheBytes = min(m.cacheBytes, max(limit/32, 256<<10))
+		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead)
+	} else {
+		m.prevLimit = debug.SetMemoryLimit(-1)
+	}
+	m.budget.Add(m.cacheBytes)
+	return m, nil
+}
+
+func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
+
+// ErrMemLimit is returned when the limit is too small to make progress.
+var ErrMemLimit = fmt.Errorf("memory limit too small")
+
+// check fails early when the largest unit's arena alone does not fit the
+// budget, naming the smallest limit that would work. It reads only the
+// unit headers of .debug_info.
+func (m *memPlan) check(f *File) error {
+	if m.limit <= 0 || f.info == nil {
+		return nil
+	}
+	largest, err := f.largestUnit()
+	if err != nil || largest == 0 {
+		return err
+	}
+	need := ArenaEstimate(largest) + m.cacheBytes + minWorking
+	if need > m.limit {
+		return fmt.Errorf("%s: %w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded); use --mem-limit %s or more",
+			f.name, ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(ArenaEstimate(largest)), spill.FormatSize(need))
+	}
+	return nil
+}
+
+// afterUnit re-accounts the dedup table and the function states after a
+// batch, and spills the states when the budget is over.
+func (m *memPlan) afterUnit(table *btf.Spec, fc *funcCtx) {
+	d := int64(0)
+	if table != nil {
+		d = dedupFactor * (12*int64(table.Len()) + int64(table.Strings().Len()))
+	}
+	m.budget.Add(d - m.dedupAcct)
+	m.dedupAcct = d
+	s := fc.strs.Len()
+	m.budget.Add(int64(s) - m.funcsAcct)
+	m.funcsAcct = int64(s)
+}
+
+// largestUnit returns the length of the largest unit of .debug_info,
+// reading only the unit headers (0 if the section is compressed: its
+// units are only known once inflated).
+func (f *File) largestUnit() (uint64, error) {
+	s := f.info
+	if s.Compressed() {
+		return 0, nil
+	}
+	r := f.SectionReader(s)
+	var hdr [12]byte
+	var largest uint64
+	order := f.ByteOrder()
+	for off := uint64(0); off+4 <= s.Size; {
+		if _, err := r.ReadAt(hdr[:4], int64(off)); err != nil {
+			return 0, &Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: ErrFormat}
+		}
+		n, hs := uint64(order.Uint32(hdr[:4])), uint64(4)
+		if n == 0xffffffff {
+			if off+12 > s.Size {
+				break
+			}
+			if _, err := r.ReadAt(hdr[:12], int64(off)); err != nil {
+				return 0, &Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: ErrFormat}
+			}
+			n, hs = order.Uint64(hdr[4:]), 12
+		}
+		if n == 0 || n > s.Size-off-hs {
+			break // the reader reports malformed units itself
+		}
+		largest = max(largest, n+hs)
+		off += n + hs
+	}
+	return largest, nil
+}
