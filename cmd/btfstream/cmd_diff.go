@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
-	"github.com/spf13/pflag"
 )
 
 // runDiff implements `btfstream diff A B [--base BASE]`: it compares two
@@ -22,32 +20,14 @@ func runDiff(args []string) int {
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of both A and B when they are split BTF")
 	maxShown := fs.Int("max", 50, "show at most this many differing types per side (0: all)")
 	quiet := fs.BoolP("quiet", "q", false, "print nothing, only set the exit status")
-	fs.Usage = func() {
-		os.Stderr.WriteString("usage: btfstream diff A B [--base BASE]\n")
-		fs.PrintDefaults()
+	if code, ok := parseOperands(fs, "btfstream diff A B [--base BASE]", args, 2); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return 2
-	}
-	var baseSpec *btf.Spec
-	if *base != "" {
-		var err error
-		if baseSpec, err = btf.LoadFile(*base, nil); err != nil {
-			return fail(2, "diff: base: %v", err)
-		}
-	}
-	a, err := btf.LoadFile(fs.Arg(0), baseSpec)
+	a, err := loadWithBase(fs.Arg(0), *base)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	b, err := btf.LoadFile(fs.Arg(1), baseSpec)
+	b, err := loadWithBase(fs.Arg(1), *base)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}

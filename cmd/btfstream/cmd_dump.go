@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
-
-	"github.com/btfstream/btfstream/btf"
-	"github.com/spf13/pflag"
 )
 
 // runDump implements `btfstream dump FILE [--base BASE]`: it prints the
@@ -18,28 +14,10 @@ func dump(args []string, stdout io.Writer) int {
 	fs := newFlagSet("dump")
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's")
 	validate := fs.Bool("validate", false, "also check the BTF against the kernel verifier's rules")
-	fs.Usage = func() {
-		os.Stderr.WriteString("usage: btfstream dump FILE [--base BASE] [--validate]\n")
-		fs.PrintDefaults()
+	if code, ok := parseOperands(fs, "btfstream dump FILE [--base BASE] [--validate]", args, 1); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	var baseSpec *btf.Spec
-	if *base != "" {
-		var err error
-		if baseSpec, err = btf.LoadFile(*base, nil); err != nil {
-			return fail(1, "dump: base: %v", err)
-		}
-	}
-	spec, err := btf.LoadFile(fs.Arg(0), baseSpec)
+	spec, err := loadWithBase(fs.Arg(0), *base)
 	if err != nil {
 		return fail(1, "dump: %v", err)
 	}

@@ -10,10 +10,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/btfstream/btfstream/btf"
 	"github.com/spf13/pflag"
 )
 
@@ -55,4 +57,38 @@ func newFlagSet(name string) *pflag.FlagSet {
 func fail(code int, format string, a ...any) int {
 	fmt.Fprintf(os.Stderr, "btfstream: "+format+"\n", a...)
 	return code
+}
+
+// parseOperands parses a subcommand's flags and checks that exactly n
+// operands remain. When ok is false the caller returns code: 0 after
+// --help, 2 for a usage error (usage already printed).
+func parseOperands(fs *pflag.FlagSet, usage string, args []string, n int) (code int, ok bool) {
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: "+usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() != n {
+		fs.Usage()
+		return 2, false
+	}
+	return 0, true
+}
+
+// loadWithBase loads an optional base BTF and then path's BTF (raw or an
+// ELF file's .BTF) on top of it.
+func loadWithBase(path, base string) (*btf.Spec, error) {
+	var baseSpec *btf.Spec
+	if base != "" {
+		var err error
+		if baseSpec, err = btf.LoadFile(base, nil); err != nil {
+			return nil, fmt.Errorf("base: %w", err)
+		}
+	}
+	return btf.LoadFile(path, baseSpec)
 }
