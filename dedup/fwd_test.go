@@ -1,0 +1,133 @@
+package dedup
+
+// FWD <-> STRUCT/UNION equivalence inside the types that hold them. Each
+// case has two different structs 'foo', so that Finish's resolution by
+// unique name cannot resolve the FWD: only the walk of a containing
+// struct can. TestDedupCases runs them (one batch and one batch per CU).
+
+func init() { dedupCases = append(dedupCases, fwdCases...) }
+
+// foo8 is a second, different struct foo that makes the name ambiguous.
+func foo8(b *builder) { b.Int("l", "long", 8); b.Struct("foo8", "foo", 8, "x:l@0") }
+
+var fwdCases = []dedupCase{
+	{
+		name: "fwd: FWD in the batch, struct in the table",
+		cus: []cu{
+			foo8,
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("foo", "foo", 4, "x:i@0")
+				b.Ptr("p", "foo")
+				b.Struct("bar", "bar", 8, "f:p@0")
+			},
+			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+		},
+		want: []string{
+			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
+			"[2] STRUCT 'foo' size 8 {x:1@0}",
+			"[3] " + intLine,
+			"[4] STRUCT 'foo' size 4 {x:3@0}",
+			"[5] PTR '' -> 4",
+			"[6] STRUCT 'bar' size 8 {f:5@0}",
+		},
+	},
+	{
+		name: "fwd: FWD in the table, struct in the batch",
+		cus: []cu{
+			foo8,
+			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("foo", "foo", 4, "x:i@0")
+				b.Ptr("p", "foo")
+				b.Struct("bar", "bar", 8, "f:p@0")
+			},
+		},
+		want: []string{
+			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
+			"[2] STRUCT 'foo' size 8 {x:1@0}",
+			"[3] PTR '' -> 6",
+			"[4] STRUCT 'bar' size 8 {f:3@0}",
+			"[5] " + intLine,
+			"[6] STRUCT 'foo' size 4 {x:5@0}",
+		},
+	},
+	{
+		name: "fwd: a union FWD does not stand for a struct",
+		cus: []cu{
+			foo8,
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("foo", "foo", 4, "x:i@0")
+				b.Ptr("p", "foo")
+				b.Struct("bar", "bar", 8, "f:p@0")
+			},
+			func(b *builder) { b.Fwd("f", "foo", true); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+		},
+		want: []string{
+			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
+			"[2] STRUCT 'foo' size 8 {x:1@0}",
+			"[3] " + intLine,
+			"[4] STRUCT 'foo' size 4 {x:3@0}",
+			"[5] PTR '' -> 4",
+			"[6] STRUCT 'bar' size 8 {f:5@0}",
+			"[7] FWD 'foo' union",
+			"[8] PTR '' -> 7",
+			"[9] STRUCT 'bar' size 8 {f:8@0}",
+		},
+	},
+	{
+		// Two different 'bar' fit the FWD's bar: the newest candidate
+		// wins (first come, in candidate order), like libbpf's bucket.
+		name: "fwd: ambiguous, two containing structs fit",
+		cus: []cu{
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("foo", "foo", 4, "x:i@0")
+				b.Ptr("p", "foo")
+				b.Struct("bar", "bar", 8, "f:p@0")
+			},
+			func(b *builder) { foo8(b); b.Ptr("p", "foo8"); b.Struct("bar", "bar", 8, "f:p@0") },
+			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+		},
+		want: []string{
+			"[1] " + intLine,
+			"[2] STRUCT 'foo' size 4 {x:1@0}",
+			"[3] PTR '' -> 2",
+			"[4] STRUCT 'bar' size 8 {f:3@0}",
+			"[5] INT 'long' size 8 enc 0x1 off 0 bits 64",
+			"[6] STRUCT 'foo' size 8 {x:5@0}",
+			"[7] PTR '' -> 6",
+			"[8] STRUCT 'bar' size 8 {f:7@0}",
+		},
+	},
+	{
+		name: "fwd: cycle through the struct that holds the FWD",
+		cus: []cu{
+			foo8,
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("foo", "foo", 4, "x:i@0")
+				b.Ptr("pf", "foo")
+				b.Ptr("pn", "node")
+				b.Struct("node", "node", 16, "next:pn@0", "f:pf@64")
+			},
+			func(b *builder) {
+				b.Fwd("f", "foo", false)
+				b.Ptr("pf", "f")
+				b.Ptr("pn", "node")
+				b.Struct("node", "node", 16, "next:pn@0", "f:pf@64")
+			},
+		},
+		want: []string{
+			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
+			"[2] STRUCT 'foo' size 8 {x:1@0}",
+			"[3] " + intLine,
+			"[4] STRUCT 'foo' size 4 {x:3@0}",
+			"[5] PTR '' -> 4",
+			"[6] PTR '' -> 7",
+			"[7] STRUCT 'node' size 16 {next:6@0 f:5@64}",
+		},
+	},
+}
