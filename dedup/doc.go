@@ -20,10 +20,81 @@
 // and name, if there is exactly one; an enum forward declaration (ENUM or
 // ENUM64 with no values) resolves to the one ENUM or ENUM64 with values of
 // that name (size and kind are not compared, as in current libbpf, so a
-// 4-byte forward declaration finds its 8-byte ENUM64). Ambiguous forward
-// declarations are left alone. Resolving may make more types equivalent
-// (the structs that pointed at the FWD and at the struct), so resolution
-// and merging repeat until nothing changes.
+// 4-byte forward declaration finds its 8-byte ENUM64). Resolving may make
+// more types equivalent (the structs that pointed at the FWD and at the
+// struct), so resolution and merging repeat until nothing changes.
+//
+// # Forward declarations inside the types that hold them
+//
+// Equivalence is also taken up to forward declarations, as libbpf's
+// btf_dedup_is_equiv does: while comparing two types, FWD 'x' and STRUCT
+// 'x' (UNION 'x' for a union FWD: kind_flag must match) met at the same
+// place are equivalent, and the FWD is then resolved to that struct.
+// Without this, two copies of a struct that differ only where one CU saw
+// a declaration and another the definition never merge, and neither does
+// anything that contains them. In a kernel that is the common case: in
+// xfs.ko, the copies of struct module of two CUs first differ at a member
+// that leads to struct pid_namespace, a STRUCT in one CU and a FWD in the
+// other:
+//
+//	CU 1: struct module { ... struct pid_namespace *ns ... }   (defined)
+//	CU 2: struct module { ... struct pid_namespace *ns ... }   (FWD only)
+//
+// Structurally the two modules are different, so every CU added another
+// near-copy of struct module and of all that reaches it (xfs.ko alone:
+// 6404 PTR for pahole's 1932; a vmlinux did not finish). Now the walk
+// that compares CU 2's module with the table's meets FWD pid_namespace
+// opposite STRUCT pid_namespace, accepts it, merges the modules and
+// records FWD pid_namespace -> STRUCT pid_namespace; Finish substitutes
+// the FWD, and the pointers to it merge with the pointers to the struct.
+//
+// What changes:
+//
+//   - Hashing. A named STRUCT, UNION or FWD contributes to its parents'
+//     hashes only a key of its name and struct-or-union (libbpf's
+//     shallow struct hash), so an edge to FWD x and an edge to STRUCT x
+//     hash alike, at any depth. Hashing stops there; since every cycle in
+//     C passes through a struct or union, the tag of every other type is
+//     a Merkle hash of its tree cut at named aggregates, computed
+//     children first even inside a cyclic component (one-level unfolding
+//     remains for cycles without a named aggregate, which only synthetic
+//     input has). A struct whose own hash depends only on this is found
+//     among the table's candidates whatever FWDs lie below it.
+//   - The walk unifies (union-find over batch types and classes) instead
+//     of mapping batch types to classes: a pair unifies when labels are
+//     equal (then its edges must unify), or when one side is a FWD and
+//     the other a STRUCT/UNION of its name and kind. Both sides may be
+//     classes: a batch type already resolved (a pointer to FWD x, say)
+//     is compared through its class with the table's pointer to STRUCT
+//     x. On success, batch types take the class of their set, and each
+//     FWD in a set with a struct is resolved to it (fwdTo), whether the
+//     FWD is the table's (resolved by a batch struct) or the batch's.
+//     Single structs and unions (outside cycles) with no exact match are
+//     walked too; other single types still need equal resolved edges, as
+//     libbpf dedups reference types by canonical ids after resolution.
+//   - A FWD whose class was resolved takes the struct as its class in
+//     later batches, so what points to it merges at once. Finish
+//     substitutes every recorded resolution, then resolves the remaining
+//     FWDs by unique name, and re-deduplicates until stable.
+//   - Compare (btfstream diff) keeps FWD and STRUCT distinct, and the
+//     base is never changed (a base FWD is not resolved to a table
+//     struct).
+//
+// This relation is not transitive: with two different structs foo, FWD
+// foo is equivalent to each. Like libbpf, resolution is optimistic and
+// first come: a FWD resolved once stands for its struct from then on,
+// and a walk tries candidates newest first (this batch's classes, then
+// the table's), the same order whether the input comes as one batch or
+// cut into several, so the result stays deterministic and independent of
+// the cut. "Complete equivalence" therefore now means: the coarsest
+// bisimulation of the graph in which FWD x and STRUCT/UNION x of the same
+// kind are interchangeable, where no ambiguous name is involved; where
+// one is (a FWD fitting two different structs), the first fit wins, as in
+// libbpf, and permuting the input may change which. Inside one cyclic
+// component, the members that match no existing class are split by exact
+// partition refinement (they come from one CU, where FWD and definition
+// of the same name do not both occur). On a vmlinux and on xfs.ko the
+// result equals pahole 1.31's (libbpf at 374f7807) as a type graph.
 //
 // The output holds one type per class, in the order of each class's first
 // occurrence in the input, and a string table holding exactly the strings
@@ -39,13 +110,14 @@
 //	      [3] STRUCT 'bar' {f: [2]}         [7] PTR -> [6]
 //	      [4] INT 'int' size 4              [8] STRUCT 'bar' {f: [7]}
 //
-// Structurally, [4] and [5] are equivalent (same label, no edges); [2] and
-// [7] are not (their targets differ: FWD vs STRUCT), so neither are [3] and
-// [8]. The table after the CUs holds [1] FWD, [2] PTR, [3] bar, [4] int,
-// [5] foo, [6] PTR, [7] bar (CU 2's int became [4]). Finish sees that
-// 'foo' names exactly one struct class, [5]: the FWD resolves to it, [2]
-// now points at foo like [6], so [2]~[6] and [3]~[7]. The result, in first
-// occurrence order:
+// [4] and [5] are equivalent (same label, no edges). [7] and [2] are not
+// (their targets differ: FWD vs STRUCT), but the walk that compares [8]
+// with the table's bar [3] meets [6] foo opposite the FWD [1], accepts it
+// (see "Forward declarations inside the types that hold them"), merges [8]
+// into [3] and records FWD [1] -> foo. The table after the CUs holds [1]
+// FWD, [2] PTR -> [1], [3] bar, [4] int, [5] foo, [6] PTR -> [5]. Finish
+// substitutes foo for the FWD (here 'foo' also names exactly one struct),
+// so [2]~[6]. The result, in first occurrence order:
 //
 //	[1] PTR -> [4]    [2] STRUCT 'bar' {f: [1]}    [3] INT 'int'    [4] STRUCT 'foo' {x: [3]}
 //
@@ -73,23 +145,24 @@
 //     outside itself has a class: an existing table id, or a new class
 //     created earlier in this batch.
 //  2. Hashes. Each type gets a structural hash that equivalent types share:
-//     its label hash mixed with a tag per edge. The tag of a type whose
-//     unfolding is finite (it reaches no cycle) is its own hash, a Merkle
-//     hash of its whole tree; the tag of any other type is its label hash
-//     mixed with its children's label hashes (a one-level unfolding), which
-//     cuts recursion at cycles yet tells a pointer to struct a from one to
-//     struct b. Finiteness is itself invariant, so this is well defined and
-//     the same for equivalent types, in the batch or in the table.
+//     its label hash mixed with a tag per edge. A named STRUCT, UNION or
+//     FWD has as tag a key of its name and struct-or-union; any other type
+//     whose unfolding, cut at those, is finite has its own hash (a Merkle
+//     hash of its cut tree); the rest (cycles with no named aggregate) a
+//     one-level unfolding. This is the same for equivalent types, in the
+//     batch or in the table, and for FWD x and STRUCT x.
 //  3. A component of one type outside any cycle has resolved edges: a hash
 //     lookup in the table index (and the batch's index of new classes) and
 //     a direct comparison of label and edge classes decide. This is most
 //     types (pointers, qualifiers, typedefs, protos, ints).
-//  4. A cyclic component: each member is first tried against the classes
-//     with its hash by walking both graphs in step under a hypothetical
-//     mapping (batch type -> class). Classes are pairwise inequivalent, so
-//     an equivalent type has exactly one possible image and the first
-//     conflict proves inequivalence: the walk is exact, not a heuristic.
-//     A successful walk makes all of its pairs final. The members that
+//  4. A cyclic component (and a single struct or union with no exact
+//     match): each member is first tried against the classes with its
+//     hash by walking both graphs in step, unifying the types met at the
+//     same place (see above). Without FWDs, classes are pairwise
+//     inequivalent, so an equivalent type has exactly one possible image
+//     and the first conflict proves inequivalence; with FWDs the walk is
+//     optimistic as described. A successful walk makes all of its pairs
+//     final. The members that
 //     match nothing are new; Moore-style partition refinement over just
 //     them (initial blocks: equal hash, label and resolved edges; split a
 //     block while its types' edges into the component fall in different
@@ -125,8 +198,9 @@
 // Memory: the table is the final BTF (before forward resolution) plus, per
 // type, an 8-byte hash, tag and label hash each, a finiteness byte and a
 // 4-byte hash chain link, and a 4-byte open-addressing index slot at most
-// half full (hindex: only distinct hashes take slots): no pointers, so the
-// GC never scans it. Arrays grow by at least a quarter. A batch's working
+// half full (hindex: only distinct hashes take slots), a 4-byte union-find
+// link in the batch state, and one map entry per resolved FWD: no
+// pointers, so the GC never scans it. Arrays grow by at least a quarter. A batch's working
 // set is about 45 bytes per batch type; the Incremental keeps it and
 // reuses it for the next batch, so a run of batches does not allocate it
 // again. AddBatch reads the batch Spec in place. A table whose first batch
