@@ -298,6 +298,16 @@ func (a Attr) Block() []byte {
 // String resolves a string-class attribute: inline, .debug_str,
 // .debug_line_str or through .debug_str_offsets.
 func (a Attr) String() (string, error) {
+	switch a.Form {
+	case formStrp:
+		return a.cu.f.debugString(a.Val)
+	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
+		off, err := a.cu.StrOffset(a.Val)
+		if err != nil {
+			return "", err
+		}
+		return a.cu.f.debugString(off)
+	}
 	b, err := a.Bytes()
 	return string(b), err
 }

@@ -51,6 +51,7 @@ type File struct {
 	secErr  [numSecs]error
 
 	abbrevCache abbrevCache
+	strs        strCache // .debug_str strings by offset (strcache.go)
 	pool        arena.Pool
 }
 
