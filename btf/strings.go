@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"hash/maphash"
+	"unsafe"
 )
 
 // Strings is a BTF string section: NUL-terminated strings in one byte
 // buffer, addressed by offset. It interns: Add returns the offset of an
 // existing equal string instead of appending a copy. The lookup set is an
-// open-addressing table of offsets into the same buffer, so it holds no
-// pointers and costs 4 bytes per slot.
+// open-addressing table of offsets into the same buffer, each with the low
+// 32 bits of the string's hash (so a probe compares bytes only on a hash
+// match, and growing never rehashes): no pointers, 8 bytes per slot, at
+// most half full. A split table shares its base's hash seed, so Add hashes
+// a string once for both.
 //
 // A Strings read from existing BTF keeps its bytes exactly (duplicates
 // included) so that writing it back is byte-identical; Add finds the first
@@ -21,7 +25,7 @@ import (
 type Strings struct {
 	base  *Strings
 	data  []byte   // local bytes; offset o maps to data[o-baseLen]
-	slots []uint32 // 0 = empty, else local offset+1 of the string's start
+	slots []uint64 // 0 = empty, else hash<<32 | local offset+1 of the string's start
 	used  int      // occupied slots
 	seed  maphash.Seed
 	// indexed is how many bytes of data are in the lookup set.
@@ -35,7 +39,7 @@ var ErrBadString = errors.New("invalid string offset")
 // NewStrings returns an empty string table, holding only the empty string
 // at offset 0 (or, with a base, continuing after the base's strings).
 func NewStrings(base *Strings) *Strings {
-	s := &Strings{base: base, seed: maphash.MakeSeed()}
+	s := &Strings{base: base, seed: seedOf(base)}
 	if base == nil {
 		s.data = []byte{0}
 	}
@@ -45,7 +49,16 @@ func NewStrings(base *Strings) *Strings {
 // StringsFromBytes wraps an existing string section. data is kept, not
 // copied. The caller has checked that a base section starts with NUL.
 func StringsFromBytes(data []byte, base *Strings) *Strings {
-	return &Strings{base: base, data: data, seed: maphash.MakeSeed()}
+	return &Strings{base: base, data: data, seed: seedOf(base)}
+}
+
+// seedOf returns base's seed (a new one without base), so a split table
+// hashes like its base.
+func seedOf(base *Strings) maphash.Seed {
+	if base == nil {
+		return maphash.MakeSeed()
+	}
+	return base.seed
 }
 
 // Base returns the base table of a split table, or nil.
@@ -99,21 +112,35 @@ func (s *Strings) Find(str []byte) (StrOff, bool) {
 	if len(str) == 0 {
 		return 0, true
 	}
+	return s.find(str, maphash.Bytes(s.seed, str))
+}
+
+// find is Find with str's hash under s.seed.
+func (s *Strings) find(str []byte, h uint64) (StrOff, bool) {
 	if s.base != nil {
-		if off, ok := s.base.Find(str); ok {
+		if off, ok := s.base.find(str, s.baseHash(str, h)); ok {
 			return off, true
 		}
 	}
 	s.index()
-	if i, ok := s.slot(str); ok {
-		return StrOff(s.baseLen() + s.slots[i] - 1), true
+	if i, ok := s.slot(str, h); ok {
+		return StrOff(s.baseLen() + uint32(s.slots[i]) - 1), true
 	}
 	return 0, false
 }
 
+// baseHash returns str's hash under the base's seed, given h under s's.
+func (s *Strings) baseHash(str []byte, h uint64) uint64 {
+	if s.base.seed != s.seed {
+		return maphash.Bytes(s.base.seed, str)
+	}
+	return h
+}
+
 // Add interns str and returns its offset. str must not contain NUL.
 func (s *Strings) Add(str string) StrOff {
-	return s.AddBytes([]byte(str))
+	// AddBytes neither modifies nor keeps its argument.
+	return s.AddBytes(unsafe.Slice(unsafe.StringData(str), len(str)))
 }
 
 // AddBytes is Add for a byte slice; it does not keep str.
@@ -121,21 +148,22 @@ func (s *Strings) AddBytes(str []byte) StrOff {
 	if len(str) == 0 {
 		return 0
 	}
+	h := maphash.Bytes(s.seed, str)
 	if s.base != nil {
-		if off, ok := s.base.Find(str); ok {
+		if off, ok := s.base.find(str, s.baseHash(str, h)); ok {
 			return off
 		}
 	}
 	s.index()
-	i, ok := s.slot(str)
+	i, ok := s.slot(str, h)
 	if ok {
-		return StrOff(s.baseLen() + s.slots[i] - 1)
+		return StrOff(s.baseLen() + uint32(s.slots[i]) - 1)
 	}
 	off := uint32(len(s.data))
 	s.data = append(s.data, str...)
 	s.data = append(s.data, 0)
 	s.indexed = len(s.data)
-	s.insertAt(i, off)
+	s.insertAt(i, h, off)
 	return StrOff(s.baseLen() + off)
 }
 
@@ -150,38 +178,44 @@ func (s *Strings) index() {
 			return
 		}
 		if end > 0 {
-			if i, ok := s.slot(s.data[o : o+end]); !ok {
-				s.insertAt(i, uint32(o))
+			str := s.data[o : o+end]
+			h := maphash.Bytes(s.seed, str)
+			if i, ok := s.slot(str, h); !ok {
+				s.insertAt(i, h, uint32(o))
 			}
 		}
 		s.indexed = o + end + 1
 	}
 }
 
-// slot finds str's slot (found) or the empty slot where it would go.
-func (s *Strings) slot(str []byte) (int, bool) {
+// slot finds str's slot (found) or the empty slot where it would go; h is
+// str's hash.
+func (s *Strings) slot(str []byte, h uint64) (int, bool) {
 	if len(s.slots) == 0 {
 		s.grow()
 	}
 	mask := len(s.slots) - 1
-	i := int(maphash.Bytes(s.seed, str)) & mask
+	tag := uint32(h)
+	i := int(tag) & mask
 	for {
 		v := s.slots[i]
 		if v == 0 {
 			return i, false
 		}
-		o := int(v - 1)
-		if len(s.data)-o > len(str) && s.data[o+len(str)] == 0 && bytes.Equal(s.data[o:o+len(str)], str) {
-			return i, true
+		if uint32(v>>32) == tag {
+			o := int(uint32(v) - 1)
+			if len(s.data)-o > len(str) && s.data[o+len(str)] == 0 && bytes.Equal(s.data[o:o+len(str)], str) {
+				return i, true
+			}
 		}
 		i = (i + 1) & mask
 	}
 }
 
-func (s *Strings) insertAt(i int, off uint32) {
-	s.slots[i] = off + 1
+func (s *Strings) insertAt(i int, h uint64, off uint32) {
+	s.slots[i] = uint64(uint32(h))<<32 | uint64(off+1)
 	s.used++
-	if s.used*4 >= len(s.slots)*3 {
+	if s.used*2 >= len(s.slots) {
 		s.grow()
 	}
 }
@@ -192,15 +226,13 @@ func (s *Strings) grow() {
 		n = 64
 	}
 	old := s.slots
-	s.slots = make([]uint32, n)
+	s.slots = make([]uint64, n)
 	mask := n - 1
 	for _, v := range old {
 		if v == 0 {
 			continue
 		}
-		o := int(v - 1)
-		end := bytes.IndexByte(s.data[o:], 0)
-		i := int(maphash.Bytes(s.seed, s.data[o:o+end])) & mask
+		i := int(uint32(v>>32)) & mask
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
