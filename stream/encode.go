@@ -34,6 +34,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/btfstream/btfstream/arena"
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
 )
@@ -108,11 +109,14 @@ func (e *encoder) run(path string) error {
 	if err := e.mem.check(f); err != nil {
 		return err
 	}
-	syms, err := readSymbols(f)
+	feat := e.opts.Features
+	secs := f.Sections()
+	syms, err := readSymbols(f, func(shndx uint32) bool {
+		return shndx < uint32(len(secs)) && varIncluded(secs[shndx].Name, feat)
+	})
 	if err != nil {
 		return err
 	}
-	feat := e.opts.Features
 	e.funcs.elfs = &syms.funcs
 	if e.funcs.locs, err = newLocLists(f); err != nil {
 		return err
@@ -124,7 +128,7 @@ func (e *encoder) run(path string) error {
 	if e.funcs.store, err = newFuncStore(e.mem); err != nil {
 		return err
 	}
-	defer e.funcs.store.close()
+	defer func(s *funcStore) { s.close() }(e.funcs.store)
 	e.mem.budget.Add(syms.funcs.bytesSize() + syms.objects.bytesSize())
 	if e.opts.noDedup {
 		e.d = newFlatSink(e.opts.Base)
@@ -183,8 +187,8 @@ func (e *encoder) run(path string) error {
 		e.vars.remap(r)
 		e.mem.afterUnit(e.d.Table(), &e.funcs)
 	}
-	batch := e.d.NewBatch()
-	added, dropped, err := e.funcs.emitFuncs(batch, e.d.Table(), feat.Has(FeatConsistentFunc),
+	f.pool = arena.Pool{} // idle arenas of the last units
+	batch, added, dropped, err := e.funcs.emitFuncs(e.d, feat.Has(FeatConsistentFunc),
 		feat.Has(FeatDeclTagKfuncs) && feat.Has(FeatDeclTag))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -194,10 +198,15 @@ func (e *encoder) run(path string) error {
 	if _, err := e.d.AddBatch(batch); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	// Drop what Finish does not need before it builds the output: the
+	// symbol tables, the function store, the page cache.
+	e.mem.budget.Add(-syms.funcs.bytesSize() - syms.objects.bytesSize())
+	e.funcs, e.vars, syms = funcCtx{}, nil, nil
+	f.elf.Close()
 	if e.out, _, err = e.d.Finish(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if f.ByteOrder() == binary.BigEndian {
+	if e.f.ByteOrder() == binary.BigEndian {
 		e.out.ByteOrder = binary.BigEndian
 	}
 	return nil

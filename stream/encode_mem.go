@@ -41,6 +41,21 @@ func DefaultMemLimit() int64 {
 	return lim
 }
 
+// SoftLimit is the Go runtime soft memory limit EncodeFile uses for a
+// MemLimit (0: the default; negative: none, returned as -1). EncodeFile
+// sets it for its own duration and restores the previous setting; a
+// program that keeps working with the result (validating, marshaling)
+// should set it for its whole run: debug.SetMemoryLimit(SoftLimit(l)).
+func SoftLimit(memLimit int64) int64 {
+	switch {
+	case memLimit == 0:
+		memLimit = DefaultMemLimit()
+	case memLimit < 0:
+		return -1
+	}
+	return max(memLimit-runtimeOverhead-memLimit/16, memLimit/4)
+}
+
 // totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
 func totalRAM() int64 {
 	f, err := os.Open("/proc/meminfo")
@@ -59,16 +74,17 @@ func totalRAM() int64 {
 }
 
 const (
-	// runtimeOverhead is what the process holds outside what the budget
-	// accounts: binary text and data, goroutine stacks, GC metadata,
-	// small garbage between collections.
-	runtimeOverhead = 24 << 20
+	// runtimeOverhead is what the process holds outside the Go heap:
+	// binary text and data, thread stacks, GC metadata (measured: about
+	// 7 MiB resident on amd64). The soft limit is the limit minus this
+	// and minus a sixteenth of the limit for heap fragmentation.
+	runtimeOverhead = 8 << 20
 	// dedupFactor scales the dedup table's BTF bytes to its whole
 	// footprint (hash indexes, canonical maps, grown slices).
 	dedupFactor = 3
 	// minWorking is what a run needs besides the largest arena: the
 	// runtime overhead and room for the tables of a small file.
-	minWorking = runtimeOverhead + 8<<20
+	minWorking = runtimeOverhead + 24<<20
 )
 
 // memPlan is the budget of one run and what it derived from it.
@@ -93,7 +109,7 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: 4 << 20}
 	if limit > 0 {
 		m.cacheBytes = min(m.cacheBytes, max(limit/32, 256<<10))
-		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead)
+		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
 	} else {
 		m.prevLimit = debug.SetMemoryLimit(-1)
 	}

@@ -276,17 +276,24 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 	}
 }
 
+// funcBatchTypes is how many types the function batches hold before they
+// go to dedup: one batch for all functions would make the final AddBatch
+// the peak of the run (its state grows with the batch).
+const funcBatchTypes = 8192
+
 // emitFuncs merges the saved states by name and appends FUNC_PROTO, FUNC
 // and DECL_TAG types for the functions kept, in name order, as pahole's
-// btf_encoder__add_saved_funcs. It returns how many FUNCs were added and
-// how many names were dropped.
-// types holds the ids the states refer to.
-func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int, err error) {
+// btf_encoder__add_saved_funcs, in batches of about funcBatchTypes types
+// added to d. It returns how many FUNCs were added and how many names
+// were dropped, and the last batch, still open (DATASECs follow).
+func (fc *funcCtx) emitFuncs(d typeSink, consistent, kfuncTags bool) (batch *btf.Spec, added, dropped int, err error) {
+	batch = d.NewBatch()
 	emit := func(st []funcState) error {
-		a, d := fc.emitStates(st, out, types, consistent, kfuncTags)
+		var a, dr int
+		a, dr, batch, err = fc.emitStates(st, d, batch, consistent, kfuncTags)
 		added += a
-		dropped += d
-		return nil
+		dropped += dr
+		return err
 	}
 	if fc.store != nil {
 		err = fc.store.windows(emit)
@@ -295,14 +302,22 @@ func (fc *funcCtx) emitFuncs(out, types *btf.Spec, consistent, kfuncTags bool) (
 		err = emit(fc.states)
 	}
 	fc.states = nil
-	return added, dropped, err
+	return batch, added, dropped, err
 }
 
 // emitStates handles states sorted by ELF name, all states of a name
-// together.
-func (fc *funcCtx) emitStates(st []funcState, out, types *btf.Spec, consistent, kfuncTags bool) (added, dropped int) {
+// together, adding to out and handing it to d when it is full.
+func (fc *funcCtx) emitStates(st []funcState, d typeSink, out *btf.Spec, consistent, kfuncTags bool) (added, dropped int, _ *btf.Spec, _ error) {
+	types := d.Table()
 	strs := out.Strings()
 	for i := 0; i < len(st); {
+		if out.Len() >= funcBatchTypes {
+			if _, err := d.AddBatch(out); err != nil {
+				return added, dropped, out, err
+			}
+			out = d.NewBatch()
+			strs = out.Strings()
+		}
 		j := i + 1
 		unexpected, inconsistent, uncertain := st[i].unexpected, false, st[i].uncertain
 		for ; j < len(st) && st[j].elf == st[i].elf; j++ {
@@ -337,7 +352,7 @@ func (fc *funcCtx) emitStates(st []funcState, out, types *btf.Spec, consistent, 
 			out.Add(btf.Type{NameOff: strs.Add(fc.strs.Name(a.value)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.comp))
 		}
 	}
-	return added, dropped
+	return added, dropped, out, nil
 }
 
 // funcsMatch is pahole's funcs__match.

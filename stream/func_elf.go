@@ -70,7 +70,7 @@ func (t *symTable) sort(dedup bool) {
 		}
 		out = append(out, r)
 	}
-	t.names, t.recs = names, slices.Clip(out)
+	t.names, t.recs = bytes.Clone(names), slices.Clone(out) // exact sizes: the table lives all run
 }
 
 // span returns the records named name: [lo, hi).
@@ -173,8 +173,13 @@ type elfSymbols struct {
 	any     bool       // the file has a symbol table
 }
 
-func readSymbols(f *File) (*elfSymbols, error) {
+// readSymbols reads the function symbols, the .BTF_ids symbols, and the
+// object symbols the variable encoder can ask about: in a linked file only
+// those of sections keepObj accepts (with default features, .data..percpu
+// alone), in an ET_REL file all (it finds sections through them).
+func readSymbols(f *File, keepObj func(shndx uint32) bool) (*elfSymbols, error) {
 	es := &elfSymbols{}
+	rel := f.Type() == etRel
 	idsIdx := uint32(0)
 	if s, ok := f.Section(btfIDsSection); ok {
 		idsIdx = s.Index
@@ -188,7 +193,9 @@ func readSymbols(f *File) (*elfSymbols, error) {
 		case STTFunc:
 			es.funcs.addSym(s.Name, s.Value)
 		case STTObject:
-			es.objects.add(s.Name, s.Value, s.Section)
+			if rel || keepObj(s.Section) {
+				es.objects.add(s.Name, s.Value, s.Section)
+			}
 		}
 		if idsIdx != 0 && s.Section == idsIdx {
 			es.btfIDs = append(es.btfIDs, btfIDSym{s.Name, s.Value, s.Size})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"sync/atomic"
 
 	"github.com/dgraph-io/ristretto/v2"
 )
@@ -35,7 +36,14 @@ type pagedReader struct {
 	mem   []byte
 	cache *pageCache
 	id    uint64
+	sets  atomic.Uint32 // pages Set since the last Wait (readers are shared by decoders)
 }
+
+// setsPerWait bounds the pages a reader may have queued in ristretto's set
+// buffer (which holds up to 32768 items, 128 MiB of pages, before the
+// policy sees them): after this many Sets the reader waits for the buffer
+// to drain, so the cache really stays within its MaxCost.
+const setsPerWait = 64
 
 func newPagedReader(r io.ReaderAt, size uint64, cache *pageCache) *pagedReader {
 	return &pagedReader{r: r, size: size, cache: cache}
@@ -63,6 +71,9 @@ func (p *pagedReader) page(n uint64) ([]byte, error) {
 	}
 	if p.cache != nil {
 		p.cache.Set(key, b, int64(len(b)))
+		if p.sets.Add(1)%setsPerWait == 0 {
+			p.cache.Wait()
+		}
 	}
 	return b, nil
 }

@@ -47,10 +47,15 @@ func newVarCtx(f *File, objects *objSyms, feat Features, verbose func(string)) *
 		rel: f.Type() == etRel, order: f.ByteOrder()}
 	for _, s := range f.Sections() {
 		v := varSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type}
-		v.include = feat.Has(FeatGlobalVar) || (s.Name == percpuSection && feat.Has(FeatVar))
+		v.include = varIncluded(s.Name, feat)
 		vc.secs = append(vc.secs, v)
 	}
 	return vc
+}
+
+// varIncluded reports whether variables of the named section are encoded.
+func varIncluded(name string, feat Features) bool {
+	return feat.Has(FeatGlobalVar) || (name == percpuSection && feat.Has(FeatVar))
 }
 
 // section returns the first PROGBITS/NOBITS section holding addr (0: none).

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -241,6 +242,10 @@ func (f *encodeFlags) featureSet() (stream.Features, error) {
 // encode runs the encoder on in, validates the result and writes it.
 func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	start := time.Now()
+	// The budget covers the whole run, validation and writing included.
+	if lim := stream.SoftLimit(opts.MemLimit); lim > 0 {
+		debug.SetMemoryLimit(lim)
+	}
 	if f.base != "" {
 		base, err := btf.LoadFile(f.base, nil)
 		if err != nil {
