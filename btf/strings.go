@@ -30,6 +30,19 @@ type Strings struct {
 	seed  maphash.Seed
 	// indexed is how many bytes of data are in the lookup set.
 	indexed int
+	// memo remembers recent Add(string) results by the string's identity
+	// (see Add); allocated on first use.
+	memo []memoEntry
+}
+
+// memoBits sizes Add's memo: 1<<memoBits entries (768 KiB on 64-bit hosts).
+const memoBits = 15
+
+// memoEntry is one Add result: the very string passed (its data pointer
+// and length, kept alive by the entry) and its offset.
+type memoEntry struct {
+	s   string
+	off StrOff
 }
 
 // ErrBadString is returned for a string offset outside the section or a
@@ -138,9 +151,39 @@ func (s *Strings) baseHash(str []byte, h uint64) uint64 {
 }
 
 // Add interns str and returns its offset. str must not contain NUL.
+//
+// Add first looks str up in a direct-mapped memo keyed by the string's
+// identity: its data pointer and length. The entry holds the string, so
+// its memory cannot be reused while the entry exists, and Go strings are
+// immutable: the same pointer and length are the same bytes. A reader that
+// hands out one Go string per distinct name (stream's .debug_str cache)
+// thus skips hashing and probing for names it has seen. A split table
+// keeps the memo in its base, and only for offsets in the base, so the
+// memo outlives the per-unit tables that share one base.
 func (s *Strings) Add(str string) StrOff {
+	if len(str) == 0 {
+		return 0
+	}
+	owner := s
+	if s.base != nil {
+		owner = s.base
+	}
+	p := unsafe.StringData(str)
+	i := (uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15 + uint64(len(str))) >> (64 - memoBits)
+	if owner.memo != nil {
+		if e := &owner.memo[i]; unsafe.StringData(e.s) == p && len(e.s) == len(str) {
+			return e.off
+		}
+	}
 	// AddBytes neither modifies nor keeps its argument.
-	return s.AddBytes(unsafe.Slice(unsafe.StringData(str), len(str)))
+	off := s.AddBytes(unsafe.Slice(p, len(str)))
+	if owner == s || uint32(off) < owner.Len() {
+		if owner.memo == nil {
+			owner.memo = make([]memoEntry, 1<<memoBits)
+		}
+		owner.memo[i] = memoEntry{str, off}
+	}
+	return off
 }
 
 // AddBytes is Add for a byte slice; it does not keep str.
