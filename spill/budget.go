@@ -19,6 +19,17 @@ type Budget struct {
 	peak    int64
 	spilled int64
 	flight  int64 // of used: transient reservations (Acquire)
+	spillAt int64 // Over's threshold (0: limit)
+}
+
+// SetSpillAt makes Over report true from n accounted bytes on instead of
+// from the limit: for callers whose accounting covers only part of their
+// memory (the big tables, not the garbage between collections), so
+// stores spill before the process reaches the limit.
+func (b *Budget) SetSpillAt(n int64) {
+	b.mu.Lock()
+	b.spillAt = n
+	b.mu.Unlock()
 }
 
 // NewBudget returns a budget of limit bytes (0: unlimited).
@@ -107,10 +118,14 @@ func (b *Budget) Peak() int64 {
 	return b.peak
 }
 
-// Over reports whether accounted use exceeds the limit.
+// Over reports whether accounted use exceeds the limit (or the SetSpillAt
+// threshold).
 func (b *Budget) Over() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.limit > 0 && b.spillAt > 0 {
+		return b.used > b.spillAt
+	}
 	return b.limit > 0 && b.used > b.limit
 }
 

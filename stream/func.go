@@ -279,7 +279,7 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 // funcBatchTypes is how many types the function batches hold before they
 // go to dedup: one batch for all functions would make the final AddBatch
 // the peak of the run (its state grows with the batch).
-const funcBatchTypes = 8192
+const funcBatchTypes = 4096
 
 // emitFuncs merges the saved states by name and appends FUNC_PROTO, FUNC
 // and DECL_TAG types for the functions kept, in name order, as pahole's

@@ -32,7 +32,7 @@ type funcStore struct {
 func newFuncStore(m *memPlan) (*funcStore, error) {
 	w := int64(1 << 62)
 	if m.limit > 0 {
-		w = max(m.limit/16, 1<<20)
+		w = max(m.limit/64, 256<<10)
 	}
 	return &funcStore{st: spill.NewStore("function states", m.tmpDir, m.budget), window: w}, nil
 }
