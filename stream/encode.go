@@ -106,7 +106,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 
 func (e *encoder) run(path string) error {
 	f := e.f
-	if err := e.mem.check(f); err != nil {
+	if err := e.mem.check(f, e.opts.Jobs); err != nil {
 		return err
 	}
 	feat := e.opts.Features

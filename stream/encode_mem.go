@@ -87,9 +87,16 @@ const (
 	// (measured: 16-18 MiB accounted at a 40 MiB live heap), the rest
 	// being per-unit conversion state and garbage between collections.
 	spillFraction = 0.30
-	// minWorking is what a run needs besides the largest arena: the
-	// runtime overhead and room for the tables of a small file.
-	minWorking = runtimeOverhead + 24<<20
+	// minWorking is what a run needs besides the largest arena and the
+	// tables: the runtime overhead, one unit's conversion state and the
+	// garbage between collections.
+	minWorking = runtimeOverhead + 12<<20
+	// tableShare estimates the dedup table and saved state at the end of
+	// a run from the .debug_info size (vmlinux: 209 MB of .debug_info,
+	// about 20 MiB of tables), capped at maxTables (deduplication makes
+	// it grow far slower than the input).
+	tableShare = 10
+	maxTables  = 24 << 20
 )
 
 // memPlan is the budget of one run and what it derived from it.
@@ -128,10 +135,12 @@ func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
 // ErrMemLimit is returned when the limit is too small to make progress.
 var ErrMemLimit = fmt.Errorf("memory limit too small")
 
-// check fails early when the largest unit's arena alone does not fit the
-// budget, naming the smallest limit that would work. It reads only the
-// unit headers of .debug_info.
-func (m *memPlan) check(f *File) error {
+// check fails early when jobs arenas of the largest unit, with the estimated
+// tables, does not fit the budget, naming the smallest limit that would
+// work (measured on vmlinux: 47M suggested; 48M runs within the limit,
+// 40M finishes but exceeds it by 14%). It reads only the unit headers of
+// .debug_info.
+func (m *memPlan) check(f *File, jobs int) error {
 	if m.limit <= 0 || f.info == nil {
 		return nil
 	}
@@ -139,10 +148,10 @@ func (m *memPlan) check(f *File) error {
 	if err != nil || largest == 0 {
 		return err
 	}
-	need := ArenaEstimate(largest) + m.cacheBytes + minWorking
+	need := int64(max(jobs, 1))*ArenaEstimate(largest) + m.cacheBytes + minWorking + min(int64(f.info.Size)/tableShare, maxTables)
 	if need > m.limit {
-		return fmt.Errorf("%s: %w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded); use --mem-limit %s or more",
-			f.name, ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(ArenaEstimate(largest)), spill.FormatSize(need))
+		return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables; use --mem-limit %s or more",
+			ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(ArenaEstimate(largest)), spill.FormatSize(need))
 	}
 	return nil
 }
