@@ -23,11 +23,19 @@ func runDiff(args []string) int {
 	if code, ok := parseOperands(fs, "btfstream diff A B [--base BASE]", args, 2); !ok {
 		return code
 	}
-	a, err := loadWithBase(fs.Arg(0), *base)
+	// One base Spec for both: Compare requires split BTF over the same base.
+	var baseSpec *btf.Spec
+	if *base != "" {
+		var err error
+		if baseSpec, err = btf.LoadFile(*base, nil); err != nil {
+			return fail(2, "diff: base: %v", err)
+		}
+	}
+	a, err := btf.LoadFile(fs.Arg(0), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	b, err := loadWithBase(fs.Arg(1), *base)
+	b, err := btf.LoadFile(fs.Arg(1), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
