@@ -48,6 +48,7 @@ type batchState struct {
 	tpar   []uint32 // by existing id: union-find parent during a walk (none: root)
 	fwdNew []uint32 // fwdTo keys recorded by this batch that involve batch ids
 	fwdOK  bool     // FWD <-> STRUCT/UNION equivalence applies
+	adjust bool     // the current walk met a base FWD opposite a table/batch struct
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id

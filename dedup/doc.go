@@ -76,9 +76,15 @@
 //     later batches, so what points to it merges at once. Finish
 //     substitutes every recorded resolution, then resolves the remaining
 //     FWDs by unique name, and re-deduplicates until stable.
-//   - Compare (btfstream diff) keeps FWD and STRUCT distinct, and the
-//     base is never changed (a base FWD is not resolved to a table
-//     struct).
+//   - Compare (btfstream diff) keeps FWD and STRUCT distinct. The base
+//     is never changed, but as in libbpf (hypot_adjust_canon) a walk that
+//     meets a base FWD opposite a table or batch struct resolves that
+//     base FWD to the struct (fwdTo) and merges nothing; the walk is then
+//     retried, with later walks seeing the base FWD as its struct. Base
+//     reference types that reach a resolved base FWD without passing a
+//     named struct (baseDirty) never become a table type's class, since
+//     libbpf compares reference types by exact edges. Finish substitutes
+//     table references to resolved base FWDs like table FWDs.
 //
 // This relation is not transitive: with two different structs foo, FWD
 // foo is equivalent to each. Like libbpf, resolution is optimistic and
@@ -223,8 +229,8 @@
 // the peak RSS near 1.3x the raw input, where one batch took 5x.
 //
 // Split mode: with a base, batch types equivalent to base types become
-// those base ids, FWDs may resolve to base structs, and the base is never
-// changed. If the base itself has equivalent duplicates, references go to
+// those base ids, FWDs may resolve to base structs, base FWDs may stand
+// for table structs (see above), and the base is never changed. If the base itself has equivalent duplicates, references go to
 // the first of them.
 //
 // # Comparing

@@ -185,6 +185,10 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	var target []uint32
+	if d.refsResolvedBaseFwd() {
+		// rebuild substitutes the base FWDs' table structs
+		target = make([]uint32, d.table.Len())
+	}
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
 		cls, complete, ok := fwdClass(t)
@@ -218,7 +222,19 @@ func (d *Incremental) resolveFwds() []uint32 {
 func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	old := d.table
 	first := uint32(old.FirstID())
-	d.fwdTo = nil // keyed by old ids; all applied in target
+	// Base FWDs resolved to table structs: references to them are
+	// substituted like the table's FWDs, and the resolutions carry over
+	// (translated) for the rebuild's walks and the next round.
+	var baseTo map[uint32]uint32
+	for k, v := range d.fwdTo {
+		if k < first {
+			if baseTo == nil {
+				baseTo = make(map[uint32]uint32)
+			}
+			baseTo[k] = v
+		}
+	}
+	d.fwdTo, d.dirty = nil, nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
 	d.index.reset(int(first))
@@ -243,8 +259,12 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			next++
 		}
 	}
-	mapID := func(c uint32) uint32 {
+	var mapID func(c uint32) uint32
+	mapID = func(c uint32) uint32 {
 		if c < first {
+			if v, ok := baseTo[c]; ok {
+				return mapID(v)
+			}
 			return c
 		}
 		if tg := target[c-first]; tg != 0 {
@@ -270,6 +290,15 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	st.run()
 	r := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, st.n)}
 	st.commit(r.IDs)
+	for k, v := range baseTo {
+		if _, ok := d.fwdTo[k]; !ok {
+			if d.fwdTo == nil {
+				d.fwdTo = make(map[uint32]uint32)
+			}
+			d.fwdTo[k] = uint32(r.Map(btf.TypeID(mapID(v))))
+			d.dirty = nil
+		}
+	}
 	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}
 	for i := range target {
 		out.IDs[i] = r.Map(btf.TypeID(mapID(first + uint32(i))))
@@ -300,4 +329,30 @@ func (d *Incremental) output() *btf.Spec {
 	out.SetStrings(ost)
 	d.table = nil
 	return out
+}
+
+// refsResolvedBaseFwd reports whether a table type references a base FWD
+// that a walk resolved to a table struct.
+func (d *Incremental) refsResolvedBaseFwd() bool {
+	first := uint32(d.table.FirstID())
+	n := 0
+	for k := range d.fwdTo {
+		if k < first {
+			n++
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
+		t, w := d.table.Type(id), d.table.Extra(id)
+		for j, k := 0, numRefs(t, w); j < k; j++ {
+			if c := refAt(t, w, j); c < first {
+				if _, ok := d.fwdTo[c]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

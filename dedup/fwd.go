@@ -118,7 +118,9 @@ func (st *batchState) link(e, r uint32) {
 // unresolved batch type met takes the class of its set, if the set holds
 // one that is not a FWD.
 func (st *batchState) walk(v, c uint32) bool {
+	retry := false
 	st.touched = st.touched[:0]
+	st.adjust = false
 	st.pairs = append(st.pairs[:0], st.t0+v, c)
 	ok := true
 	for ok && len(st.pairs) > 0 {
@@ -129,10 +131,35 @@ func (st *batchState) walk(v, c uint32) bool {
 			ok = st.unite(a, b)
 		}
 	}
+	if ok && st.adjust {
+		// Not really equivalent (the base would have to change): only
+		// record the base FWDs' structs.
+		tFirst := uint32(st.d.table.FirstID())
+		for _, e := range st.touched {
+			if e == 0 || e >= tFirst || st.nodeOf(e).t.Kind() != btf.KindFwd {
+				continue
+			}
+			if _, done := st.d.fwdTo[e]; done {
+				continue
+			}
+			if r := st.find(e); r >= tFirst && st.nodeOf(r).t.Kind() != btf.KindFwd {
+				if st.d.fwdTo == nil {
+					st.d.fwdTo = make(map[uint32]uint32)
+				}
+				st.d.fwdTo[e] = r
+				st.d.dirty = nil
+				if r >= st.t0 {
+					st.fwdNew = append(st.fwdNew, e)
+				}
+				retry = true
+			}
+		}
+		ok = false
+	}
 	if ok {
 		for _, e := range st.touched {
 			r := st.find(e)
-			if e >= st.t0 && st.res[e-st.t0] == none && st.isClass(r) {
+			if e >= st.t0 && st.res[e-st.t0] == none && st.isClass(r) && !st.d.baseDirty(r) {
 				st.res[e-st.t0] = r
 			}
 		}
@@ -154,6 +181,10 @@ func (st *batchState) walk(v, c uint32) bool {
 	for _, e := range st.touched {
 		*st.parent(e) = none
 	}
+	if retry {
+		// A base FWD now stands for its table struct: compare again.
+		return st.walk(v, c)
+	}
 	return ok
 }
 
@@ -172,10 +203,11 @@ func (st *batchState) unite(a, b uint32) bool {
 		if !fwdMatch(nf, ns) {
 			return false
 		}
-		// The base is never changed: a base FWD cannot be resolved to a
-		// struct of the table or batch.
+		// A base FWD opposite a struct of the table or batch: as libbpf's
+		// hypot_adjust_canon, the walk may succeed, but then only resolves
+		// the base FWD (for later walks) and merges nothing.
 		if f < uint32(st.d.table.FirstID()) && f != 0 && s >= uint32(st.d.table.FirstID()) {
-			return false
+			st.adjust = true
 		}
 		st.link(f, s)
 		return true
@@ -217,4 +249,36 @@ func (st *batchState) commitFwds(remap []btf.TypeID) {
 		}
 	}
 	st.fwdNew = st.fwdNew[:0]
+}
+
+// baseDirty reports whether existing id c is a base type other than a
+// struct, union or FWD that reaches a base FWD resolved to a table struct
+// without passing through a named struct or union. libbpf deduplicates such
+// reference types by their exact (resolved) edges, and a base type's edges
+// still name the FWD, so no table type ever becomes one of them.
+func (d *Incremental) baseDirty(c uint32) bool {
+	if d.base == nil || len(d.fwdTo) == 0 || c == 0 || c >= uint32(d.table.FirstID()) {
+		return false
+	}
+	if d.dirty == nil {
+		d.dirty = make(map[uint32]bool)
+	}
+	if v, ok := d.dirty[c]; ok {
+		return v
+	}
+	t, w := d.base.Type(btf.TypeID(c)), d.base.Extra(btf.TypeID(c))
+	switch t.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		return false
+	case btf.KindFwd:
+		_, ok := d.fwdTo[c]
+		return ok
+	}
+	d.dirty[c] = false // a cycle without a struct: not through this type
+	v := false
+	for j, n := 0, numRefs(t, w); j < n && !v; j++ {
+		v = d.baseDirty(refAt(t, w, j))
+	}
+	d.dirty[c] = v
+	return v
 }
