@@ -214,6 +214,29 @@
 // strings it uses (the bench's batches all share the input's string
 // section); a batch with other strings makes it intern its own.
 //
+// # Modules: dedup alone, then split onto the base
+//
+// The encoder deduplicates a module's units among themselves (an
+// Incremental with no base) and then calls SplitOnto once, which appends
+// the result as split BTF over the kernel's and deduplicates it against
+// the base in one pass, as pahole does (encode, then one libbpf dedup with
+// the base). Feeding each unit straight against the base let per-batch FWD
+// state meet base FWDs, which left near-copies of kernel structs in
+// nf_tables.ko and sctp.ko and members pointing at the wrong base types;
+// NewIncremental(base) keeps that path for callers whose batches are not
+// CUs, and it stays under the table tests.
+//
+// Where this merges more than libbpf: when a module type's graph reaches a
+// struct that the base holds only as a FWD while the module defines it
+// (nf_tables.ko: an anonymous struct { action; zone; struct nf_flowtable
+// *flow_table; }, base has FWD nf_flowtable; sctp.ko: file_system_type and
+// 14 types that reach it), libbpf calls the pair "not really equivalent"
+// (hypot_adjust_canon), keeps a module copy, and only points the base FWD
+// at the module struct. Dedup lets the FWD stand for the struct and uses
+// the base type, so our split BTF is smaller by those copies (1 type of
+// 1316 and 15 of 1409). Every type it emits still has a counterpart in
+// pahole's.
+//
 // # Whole inputs: chunks
 //
 // Dedup(s) and DedupStream (the same, reading types from a Source twice

@@ -132,7 +132,9 @@ func (e *encoder) run(path string) error {
 	e.mem.budget.Add(syms.funcs.bytesSize() + syms.objects.bytesSize())
 	if e.opts.noDedup {
 		e.d = newFlatSink(e.opts.Base)
-	} else if e.d, err = dedup.NewIncremental(e.opts.Base); err != nil {
+	} else if e.d, err = dedup.NewIncremental(nil); err != nil {
+		// A module is deduplicated on its own first and split onto the
+		// base once at the end (dedup.SplitOnto), as pahole does.
 		return err
 	}
 	if feat.Has(FeatDeclTagKfuncs) {
@@ -205,6 +207,11 @@ func (e *encoder) run(path string) error {
 	f.elf.Close()
 	if e.out, _, err = e.d.Finish(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if e.opts.Base != nil && !e.opts.noDedup {
+		if e.out, err = dedup.SplitOnto(e.opts.Base, e.out); err != nil {
+			return fmt.Errorf("%s: split onto base: %w", path, err)
+		}
 	}
 	if e.f.ByteOrder() == binary.BigEndian {
 		e.out.ByteOrder = binary.BigEndian
