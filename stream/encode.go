@@ -124,6 +124,7 @@ func (e *encoder) run(path string) error {
 	e.funcs.v5 = e.funcs.locs.loclists != nil && e.funcs.locs.loc == nil
 	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine())
 	e.funcs.declTags = feat.Has(FeatDeclTag)
+	e.funcs.arenaAttrs = feat.Has(FeatAttributes) && feat.Has(FeatDeclTagKfuncs)
 	e.funcs.strs = btf.NewStrings(nil)
 	if e.funcs.store, err = newFuncStore(e.mem); err != nil {
 		return err

@@ -28,7 +28,7 @@ const (
 	FeatReproducibleBuild                     // reproducible_build: output independent of -j (always true here)
 	FeatDistilledBase                         // distilled_base: .BTF.base for modules (not implemented)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
-	FeatAttributes                            // attributes: DECL_TAG/TYPE_TAG with kind_flag for __attribute__ (not implemented)
+	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
 )
 
 // featureNames maps Feature bit i to its pahole name.

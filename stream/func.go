@@ -44,6 +44,8 @@ type funcCtx struct {
 	states   []funcState // saved from the unit being converted
 	store    *funcStore  // saved from finished units, ids remapped
 	declTags bool
+	// arenaAttrs: the attributes feature with decl_tag_kfuncs (arenaProto).
+	arenaAttrs bool
 	// strs holds the names and annotation values of saved states: batch
 	// string offsets do not survive deduplication.
 	strs *btf.Strings
@@ -335,11 +337,18 @@ func (fc *funcCtx) emitStates(st []funcState, d typeSink, out *btf.Spec, consist
 			dropped++
 			continue
 		}
-		words := make([]uint32, 0, 2*len(s.params))
-		for _, p := range s.params {
+		ret, params := s.ret, s.params
+		if fc.arenaAttrs && ef.flags&funcKfunc != 0 {
+			var err error
+			if ret, params, err = arenaProto(out, string(fc.elfs.nameBytes(int(s.elf))), ef.aux, ret, params); err != nil {
+				return added, dropped, out, err
+			}
+		}
+		words := make([]uint32, 0, 2*len(params))
+		for _, p := range params {
 			words = append(words, uint32(strs.Add(fc.strs.Name(p.name))), uint32(p.typ))
 		}
-		proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(s.params)), false), SizeOrType: uint32(s.ret)}, words...)
+		proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(params)), false), SizeOrType: uint32(ret)}, words...)
 		fn := out.Add(btf.Type{NameOff: strs.AddBytes(fc.elfs.nameBytes(int(s.elf))), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
 		added++
 		if ef.flags&funcKfunc != 0 && kfuncTags {
