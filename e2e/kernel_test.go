@@ -217,23 +217,7 @@ func TestKernelELFWriter(t *testing.T) {
 
 	// Smaller data (pahole 1.31's output is 20 kB smaller) goes in place.
 	if ref := ref131(t, kernel); ref != nil {
-		small := ref.Marshal()
-		if err := stream.WriteELFSection(cp, ".BTF", small); err != nil {
-			t.Fatal(err)
-		}
-		readelf(t, "-lSW", cp)
-		if got := readelf(t, "-lW", cp); got != phdrs {
-			t.Error("program headers changed")
-		}
-		ef, err := elf.Open(cp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := ef.Section(".BTF").Data()
-		ef.Close()
-		if !bytes.Equal(b, small) {
-			t.Error(".BTF does not read back")
-		}
+		writeSectionChecked(t, cp, ".BTF", ref.Marshal(), phdrs)
 	}
 
 	// Larger data than the segment has room for: refused, file intact.
@@ -249,13 +233,7 @@ func TestKernelELFWriter(t *testing.T) {
 	}
 
 	// A new non-allocated section: the append path on a large file.
-	if err := stream.WriteELFSection(cp, ".BTF.e2e", raw); err != nil {
-		t.Fatal(err)
-	}
-	readelf(t, "-lSW", cp)
-	if got := readelf(t, "-lW", cp); got != phdrs {
-		t.Error("program headers changed by appending a section")
-	}
+	writeSectionChecked(t, cp, ".BTF.e2e", raw, phdrs)
 	m, _ := filepath.Glob(filepath.Join(dir, ".*btfstream-*"))
 	if len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
@@ -271,28 +249,39 @@ func kernelAppendBTF(t *testing.T, kernel, cp, phdrs string) {
 		t.Skip("no .BTF in the kernel and no reference BTF to add")
 	}
 	raw := ref.Marshal()
-	if err := stream.WriteELFSection(cp, ".BTF", raw); err != nil {
-		t.Fatal(err)
-	}
-	readelf(t, "-lSW", cp)
-	if got := readelf(t, "-lW", cp); got != phdrs {
-		t.Error("program headers changed")
-	}
-	ef, err := elf.Open(cp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := ef.Section(".BTF").Data()
-	ef.Close()
-	if !bytes.Equal(b, raw) {
-		t.Fatal(".BTF does not read back")
-	}
+	writeSectionChecked(t, cp, ".BTF", raw, phdrs)
 	sum := fileSum(t, cp)
 	if err := stream.WriteELFSection(cp, ".BTF", raw); err != nil {
 		t.Fatal(err)
 	}
 	if fileSum(t, cp) != sum {
 		t.Error("second run changed the file")
+	}
+}
+
+// writeSectionChecked writes section name of the ELF file cp and checks
+// that readelf is clean, the program headers are still phdrs and the
+// section reads back (with debug/elf) as data.
+func writeSectionChecked(t *testing.T, cp, name string, data []byte, phdrs string) {
+	t.Helper()
+	if err := stream.WriteELFSection(cp, name, data); err != nil {
+		t.Fatal(err)
+	}
+	readelf(t, "-lSW", cp)
+	if got := readelf(t, "-lW", cp); got != phdrs {
+		t.Errorf("writing %s changed the program headers", name)
+	}
+	ef, err := elf.Open(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	sec := ef.Section(name)
+	if sec == nil {
+		t.Fatalf("%s missing after writing it", name)
+	}
+	if b, _ := sec.Data(); !bytes.Equal(b, data) {
+		t.Fatalf("%s does not read back", name)
 	}
 }
 
