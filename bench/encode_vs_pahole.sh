@@ -25,10 +25,10 @@ if [ -z "$BS" ]; then
 fi
 cat "$V" > /dev/null # warm the page cache
 
-run() { # name cmd...: appends "wall cpu rss_kb" to $TMP/name
+run() { # name cmd...: appends "wall cpu rss_kb" to $TMP/res-name (not $TMP/name: the built binary is $TMP/btfstream)
 	name=$1; shift
 	/usr/bin/time -f "%e %U %S %M" -o "$TMP/t" "$@" > "$TMP/log" 2>&1 || { cat "$TMP/log"; exit 1; }
-	awk '{printf "%.2f %.2f %d\n", $1, $2+$3, $4}' "$TMP/t" >> "$TMP/$name"
+	awk '{printf "%.2f %.2f %d\n", $1, $2+$3, $4}' "$TMP/t" >> "$TMP/res-$name"
 }
 for i in $(seq "$RUNS"); do
 	run pahole "$PAHOLE" -J -j1 --btf_features=$F,reproducible_build --lang_exclude=rust --btf_encode_detached "$TMP/p.btf" "$V"
@@ -41,11 +41,11 @@ stat() { # file column: min and median
 }
 printf '%-14s %4s %18s %18s %12s\n' tool runs "wall s (min med)" "user+sys s (min med)" "max RSS MB"
 for n in pahole btfstream btfstream-j2; do
-	set -- $(stat "$TMP/$n" 1) $(stat "$TMP/$n" 2)
-	rss=$(sort -n -k3 "$TMP/$n" | tail -1 | awk '{printf "%.0f", $3/1024}')
-	printf '%-14s %4d %8s %9s %9s %9s %12s\n' "$n" "$(wc -l < "$TMP/$n")" "$1" "$2" "$3" "$4" "$rss"
+	set -- $(stat "$TMP/res-$n" 1) $(stat "$TMP/res-$n" 2)
+	rss=$(sort -n -k3 "$TMP/res-$n" | tail -1 | awk '{printf "%.0f", $3/1024}')
+	printf '%-14s %4d %8s %9s %9s %9s %12s\n' "$n" "$(wc -l < "$TMP/res-$n")" "$1" "$2" "$3" "$4" "$rss"
 done
-set -- $(stat "$TMP/pahole" 1) $(stat "$TMP/btfstream" 1) $(stat "$TMP/pahole" 2) $(stat "$TMP/btfstream" 2)
+set -- $(stat "$TMP/res-pahole" 1) $(stat "$TMP/res-btfstream" 1) $(stat "$TMP/res-pahole" 2) $(stat "$TMP/res-btfstream" 2)
 echo "btfstream/pahole -j1: wall min $(echo "scale=2; $3/$1" | bc), wall median $(echo "scale=2; $4/$2" | bc), cpu min $(echo "scale=2; $7/$5" | bc), cpu median $(echo "scale=2; $8/$6" | bc)"
 echo "graph vs pahole: $("$BS" diff "$TMP/b.btf" "$TMP/p.btf" | tail -1)"
 cmp -s "$TMP/b.btf" "$TMP/b2.btf" && echo "-j2 output: byte-identical to -j1" || { echo "-j2 output DIFFERS from -j1"; exit 1; }
