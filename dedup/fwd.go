@@ -238,16 +238,25 @@ func (st *batchState) commitFwds(remap []btf.TypeID) {
 		}
 		return uint32(remap[c-st.t0])
 	}
+	// Batch ids and the table ids of new classes are both numbered from
+	// t0, so a translated key may equal a batch key still to translate
+	// (and a key may be listed twice): take every entry out first, then
+	// put the translations in.
+	moved := st.pairs[:0] // free here: commit is done with it
 	for _, k := range st.fwdNew {
 		v, ok := d.fwdTo[k]
 		if !ok {
 			continue
 		}
 		delete(d.fwdTo, k)
-		if nk, nv := ref(k), ref(v); nk != nv {
+		moved = append(moved, ref(k), ref(v))
+	}
+	for i := 0; i < len(moved); i += 2 {
+		if nk, nv := moved[i], moved[i+1]; nk != nv {
 			d.fwdTo[nk] = nv
 		}
 	}
+	st.pairs = moved[:0]
 	st.fwdNew = st.fwdNew[:0]
 }
 

@@ -130,4 +130,41 @@ var fwdCases = []dedupCase{
 			"[7] STRUCT 'node' size 16 {next:6@0 f:5@64}",
 		},
 	},
+	{
+		// commitFwds once moved the batch's resolutions to table ids one
+		// by one. Batch ids and new table ids are both numbered from the
+		// batch's first id, and int folds into the base, so FWD b's table
+		// id is FWD a's batch id: b's resolution overwrote a's, then was
+		// moved again, leaving FWD a -> STRUCT b and FWD b unresolved ('b'
+		// is ambiguous). Output had FWD 'b' and a PTR to it, and the
+		// module's pointer to FWD a became the base's pointer to b (a
+		// member pointing at the wrong base struct, as on nf_tables.ko).
+		name: "split: two FWDs resolved by one walk keep their own structs",
+		base: func(b *builder) {
+			b.Int("int", "int", 4)
+			b.Int("long", "long", 8)
+			b.Struct("a", "a", 4, "x:int@0")
+			b.Struct("b", "b", 4, "x:int@0")
+			b.Struct("b8", "b", 8, "x:long@0")
+			b.Ptr("pa", "a")
+			b.Ptr("pb", "b")
+			b.Struct("holder", "holder", 16, "p:pa@0", "q:pb@64")
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Fwd("fa", "a", false)
+				b.Fwd("fb", "b", false)
+				b.Ptr("p1", "fa")
+				b.Ptr("p2", "fb")
+				b.Struct("h", "holder", 16, "p:p1@0", "q:p2@64")
+				b.Ptr("ph", "h")
+				b.Struct("mod", "mod", 8, "h:ph@0")
+			},
+		},
+		want: []string{
+			"[9] PTR '' -> 8",
+			"[10] STRUCT 'mod' size 8 {h:9@0}",
+		},
+	},
 }
