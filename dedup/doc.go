@@ -176,8 +176,9 @@
 //     becomes a new class, represented by its first member.
 //  5. New classes are appended to the table in order of first occurrence,
 //     their edges rewritten to table ids, their strings interned (unless
-//     the table shares the batch's string table); the batch's per-type
-//     arrays are kept for the next batch.
+//     the table shares the batch's string table), and the FWD resolutions
+//     the batch recorded under batch ids moved to table ids; the batch's
+//     per-type arrays are kept for the next batch.
 //
 // Finish resolves forward declarations over the whole table, and if any
 // resolved, deduplicates the table again as one batch with the resolved
@@ -220,11 +221,20 @@
 // Incremental with no base) and then calls SplitOnto once, which appends
 // the result as split BTF over the kernel's and deduplicates it against
 // the base in one pass, as pahole does (encode, then one libbpf dedup with
-// the base). Feeding each unit straight against the base let per-batch FWD
-// state meet base FWDs, which left near-copies of kernel structs in
-// nf_tables.ko and sctp.ko and members pointing at the wrong base types;
-// NewIncremental(base) keeps that path for callers whose batches are not
-// CUs, and it stays under the table tests.
+// the base). Feeding each unit straight against the base used to leave
+// near-copies of kernel structs in nf_tables.ko and sctp.ko and members
+// pointing at the wrong base types (task_struct 'fs' at PTR ->
+// sock_reuseport). The cause was not the base: at the end of a batch, the
+// FWD resolutions it recorded under batch ids were moved to table ids one
+// by one, and since batch ids and the table ids of the batch's new classes
+// are both numbered from the batch's first id, a moved key could land on
+// a key still to be moved, so one FWD took another's struct. They are now
+// all taken out before any is put back (commitFwds). Since then, deduplicating
+// nf_tables.ko, sctp.ko or xfs.ko unit by unit against the base, or cut
+// into chunks of any size, gives SplitOnto's result (btfstream diff equal).
+// The encoder keeps SplitOnto: it is pahole's order, and the module's own
+// dedup shrinks what meets the base (nf_tables.ko: 97k unit types, 5.5k
+// after its own dedup).
 //
 // Where this merges more than libbpf: when a module type's graph reaches a
 // struct that the base holds only as a FWD while the module defines it

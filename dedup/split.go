@@ -12,11 +12,10 @@ import (
 // rest continue after base's ids. The base is not changed.
 //
 // This is the order pahole follows for a .ko (encode the module, then one
-// libbpf dedup with the base), and the one the encoder uses: feeding each
-// unit of a module straight against the base lets per-batch FWD state
-// interact with base FWDs, which left near-copies of kernel structs and,
-// on nf_tables.ko, members pointing at the wrong base types. One pass over
-// a deduplicated module (a few thousand types) costs milliseconds.
+// libbpf dedup with the base), and the one the encoder uses. Feeding the
+// units straight against the base gives the same result (see the package
+// documentation, "Modules"), but one pass over a deduplicated module (a
+// few thousand types) costs milliseconds.
 func SplitOnto(base, standalone *btf.Spec) (*btf.Spec, error) {
 	if standalone.Base() != nil {
 		return nil, fmt.Errorf("dedup: SplitOnto: input is already split BTF")
