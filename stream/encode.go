@@ -151,6 +151,7 @@ func (e *encoder) run(path string) error {
 	}
 	le := f.ByteOrder() == binary.LittleEndian
 	uo := UnitOptions{Jobs: e.opts.Jobs, LangExclude: e.opts.LangExclude, NoTypeUnits: true, Budget: e.mem.budget}
+	names := newNameCache()
 	for cu, err := range f.Units(uo) {
 		if err != nil {
 			return err
@@ -164,6 +165,7 @@ func (e *encoder) run(path string) error {
 		e.stats.CUs++
 		batch := e.d.NewBatch()
 		c := newCUConv(t, batch, feat, le, addr)
+		c.names = names
 		c.collect()
 		if err := c.emit(&e.idx); err != nil {
 			return fmt.Errorf("%s: %w", path, err)

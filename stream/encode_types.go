@@ -60,6 +60,7 @@ type cuConv struct {
 	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
 	vars    []int32 // top-level DW_TAG_variable nodes
 	needIdx bool
+	names   *nameCache // shared by every unit of the file; nil disables it
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -204,7 +205,7 @@ func (c *cuConv) emit(idx *indexState) error {
 
 func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
 	t := c.t
-	name := func() btf.StrOff { return strs.Add(t.str(i, dwarf.AttrName)) }
+	name := func() btf.StrOff { return c.name(i) }
 	ref := func(k btf.Kind, to btf.TypeID, nameOff btf.StrOff) {
 		c.out.Add(btf.Type{NameOff: nameOff, Info: btf.MakeInfo(k, 0, false), SizeOrType: uint32(to)})
 	}
@@ -345,14 +346,14 @@ func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
 		if bitfield != 0 {
 			kflag = true
 		}
-		words = append(words, uint32(strs.Add(t.str(m, dwarf.AttrName))), uint32(c.typeOf(m)), bitfield<<24|bitOff)
+		words = append(words, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
 		vlen++
 	})
 	k := btf.KindStruct
 	if union {
 		k = btf.KindUnion
 	}
-	c.out.Add(btf.Type{NameOff: strs.Add(t.str(i, dwarf.AttrName)), Info: btf.MakeInfo(k, vlen, kflag),
+	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
 		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
 	return nil
 }
@@ -511,7 +512,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 			return
 		}
 		v, _ := t.udata(e, dwarf.AttrConstValue)
-		n := uint32(strs.Add(t.str(e, dwarf.AttrName)))
+		n := uint32(c.name(e))
 		switch {
 		case !c.feat.Has(FeatEnum64):
 			words = append(words, n, uint32(v))
@@ -534,9 +535,9 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 		return err
 	}
 	if enum32 {
-		c.out.Add(btf.Type{NameOff: strs.Add(t.str(i, dwarf.AttrName)), Info: btf.MakeInfo(btf.KindEnum, vlen, kflag), SizeOrType: size}, words...)
+		c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(btf.KindEnum, vlen, kflag), SizeOrType: size}, words...)
 	} else {
-		c.out.Add(btf.Type{NameOff: strs.Add(t.str(i, dwarf.AttrName)), Info: btf.MakeInfo(btf.KindEnum64, vlen, signed), SizeOrType: size}, words...)
+		c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(btf.KindEnum64, vlen, signed), SizeOrType: size}, words...)
 	}
 	return nil
 }
@@ -549,7 +550,7 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	t.children(i, func(p int32) {
 		switch t.tag(p) {
 		case dwarf.TagFormalParameter:
-			words = append(words, uint32(strs.Add(t.str(p, dwarf.AttrName))), uint32(c.typeOf(p)))
+			words = append(words, uint32(c.name(p)), uint32(c.typeOf(p)))
 			vlen++
 		case dwarf.TagUnspecifiedParameters:
 			unspec = true
