@@ -74,9 +74,13 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	}
 	st.fwdNew = st.fwdNew[:0]
 	st.ts = viewOf(d.table.Strings())
+	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
 	if strs != d.table.Strings() {
 		st.bs = viewOf(strs)
+		if strs.Base() == d.table.Strings() {
+			st.bs.shared = st.bs.baseLn
+		}
 		st.bv = &st.bs
 	}
 	st.types, st.words = st.types[:0], st.words[:0]

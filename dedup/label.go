@@ -83,12 +83,22 @@ type strView struct {
 	base   *btf.Strings // offsets below baseLen
 	baseLn uint32
 	local  []byte
+	// bdata is the base's bytes when the base has no base itself: offset
+	// o < baseLn is then bdata[o:].
+	bdata []byte
+	// shared: offsets below it name the dedup table's strings at the same
+	// offset (set only for one batch state's views), so equal offsets on
+	// two such views are equal strings.
+	shared uint32
 }
 
 func viewOf(st *btf.Strings) strView {
 	loc := st.Bytes()
 	v := strView{local: loc, baseLn: st.Len() - uint32(len(loc))}
 	v.base = st.Base()
+	if v.base != nil && v.base.Base() == nil && uint32(len(v.base.Bytes())) == v.baseLn {
+		v.bdata = v.base.Bytes()
+	}
 	return v
 }
 
@@ -136,7 +146,10 @@ func finalize(h uint64) uint64 {
 // or nil for an invalid offset.
 func (v *strView) tail(off uint32) []byte {
 	if off < v.baseLn {
-		return v.bytes(off) // base strings: rare, take the safe path
+		if v.bdata != nil {
+			return v.bdata[off:]
+		}
+		return v.bytes(off) // base with its own base: take the safe path
 	}
 	o := off - v.baseLn
 	if o >= uint32(len(v.local)) {
@@ -222,7 +235,7 @@ func labelHash(n node) uint64 {
 // strEq compares strings by content: offset 0, another offset of an empty
 // string and an invalid offset all read as "", as they are written out.
 func strEq(a, b node, x, y uint32) bool {
-	if a.s == b.s && x == y {
+	if x == y && (a.s == b.s || (x < a.s.shared && x < b.s.shared)) {
 		return true
 	}
 	return cstrEq(a.s.tail(x), b.s.tail(y))
