@@ -2,6 +2,8 @@ package dedup
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -158,17 +160,29 @@ func (v *strView) tail(off uint32) []byte {
 	return v.local[o:]
 }
 
-// cstrHash hashes the NUL-terminated string at the start of b in one pass.
+// cstrHash hashes the NUL-terminated string at the start of b (a slice's
+// end also ends its string) eight bytes at a time: whole words before the
+// NUL, then the up to seven bytes before it with their count. What follows
+// the NUL never counts, so a string hashes alike wherever it is read.
 func cstrHash(b []byte) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	h := uint64(0xcbf29ce484222325)
-	for _, c := range b {
-		if c == 0 {
-			break
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if z := (x - lo) &^ x & hi; z != 0 {
+			// The lowest flagged byte is the first NUL.
+			n := uint(bits.TrailingZeros64(z)) / 8
+			return mix(h, x&(1<<(8*n)-1)|uint64(n)<<56)
 		}
-		h ^= uint64(c)
-		h *= 0x100000001b3
+		h = mix(h, x)
+		b = b[8:]
 	}
-	return h
+	var x uint64
+	n := uint(0)
+	for ; n < uint(len(b)) && b[n] != 0; n++ {
+		x |= uint64(b[n]) << (8 * n)
+	}
+	return mix(h, x|uint64(n)<<56)
 }
 
 // cstrEq compares the NUL-terminated strings at the starts of a and b (a
