@@ -66,3 +66,12 @@ func dumpAll(s *btf.Spec) string {
 	}
 	return b
 }
+
+// An input with no types (a valid BTF: header and an empty string) must
+// dedup to an empty result, not an error (found by FuzzDedup).
+func TestDedupEmpty(t *testing.T) {
+	out, _, err := Dedup(btf.NewSpec())
+	if err != nil || out.Len() != 0 {
+		t.Fatalf("Dedup(empty) = %d types, %v", out.Len(), err)
+	}
+}

@@ -62,7 +62,7 @@ type plan struct {
 func makePlan(first uint32, strs *btf.Strings, next Source, size int, keepAll bool) (*plan, error) {
 	p := &plan{first: first, all: keepAll}
 	start := first  // first id of the current chunk
-	maxRef := first // largest edge in the current chunk (at least first, harmless)
+	maxRef := uint32(0) // largest edge so far (0: none; an empty input has none)
 	maxAt, maxType := first, btf.Type{}
 	id := first
 	words := 0 // extra words in the current chunk
