@@ -61,7 +61,7 @@ type plan struct {
 
 func makePlan(first uint32, strs *btf.Strings, next Source, size int, keepAll bool) (*plan, error) {
 	p := &plan{first: first, all: keepAll}
-	start := first  // first id of the current chunk
+	start := first      // first id of the current chunk
 	maxRef := uint32(0) // largest edge so far (0: none; an empty input has none)
 	maxAt, maxType := first, btf.Type{}
 	id := first
