@@ -109,14 +109,9 @@ func readAllBounded(r io.Reader, size uint64) ([]byte, error) {
 // relocations applied in relocatable objects. Used only for sections that
 // need random access and cannot be paged from the file as stored.
 func (e *ELF) loadSection(s *SectionHeader) ([]byte, error) {
-	rc, size, err := e.openStream(s)
+	b, err := e.loadSectionRaw(s)
 	if err != nil {
 		return nil, err
-	}
-	defer rc.Close()
-	b, err := readAllBounded(rc, size)
-	if err != nil {
-		return nil, &DecodeError{Section: s.Name, Offset: uint64(len(b)), Msg: fmt.Sprintf("read: %v", err), Err: ErrFormat}
 	}
 	if e.relocatable() {
 		rl, err := e.newRelocator(s)

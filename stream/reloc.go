@@ -244,7 +244,8 @@ func (e *ELF) newRelocator(s *SectionHeader) (*relocator, error) {
 	return rl, nil
 }
 
-// loadSectionRaw loads a compressed section without applying relocations.
+// loadSectionRaw loads a section whole (inflated if compressed) without
+// applying relocations; loadSection applies them on top.
 func (e *ELF) loadSectionRaw(s *SectionHeader) ([]byte, error) {
 	rc, size, err := e.openStream(s)
 	if err != nil {
