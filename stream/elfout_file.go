@@ -21,22 +21,11 @@ func WriteELFSection(path, name string, data []byte) error {
 	if err != nil {
 		return &Error{File: path, Err: err}
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return &Error{File: path, Err: err}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return &Error{File: path, Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		return &Error{File: path, Msg: "not a regular file", Err: ErrFormat}
-	}
-	e, err := readELFLayout(path, f, st.Size())
+	f, st, e, err := openELFLayout(path, real)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	plan, err := e.planSection(name, data)
 	if err != nil {
 		return err
@@ -50,17 +39,35 @@ func WriteELFSection(path, name string, data []byte) error {
 // as an *Error naming the file, the section and the offset. Call it before
 // a long encoding to fail early.
 func CheckELF(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return &Error{File: path, Err: err}
+	f, _, _, err := openELFLayout(path, path)
+	if err == nil {
+		f.Close()
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return &Error{File: path, Err: err}
-	}
-	_, err = readELFLayout(path, f, st.Size())
 	return err
+}
+
+// openELFLayout opens the regular file real (path is the name errors use)
+// and reads its ELF layout. On success the caller closes the file.
+func openELFLayout(path, real string) (*os.File, os.FileInfo, *elfOutFile, error) {
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, nil, nil, &Error{File: path, Err: err}
+	}
+	var e *elfOutFile
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		err = &Error{File: path, Err: err}
+	case !st.Mode().IsRegular():
+		err = &Error{File: path, Msg: "not a regular file", Err: ErrFormat}
+	default:
+		e, err = readELFLayout(path, f, st.Size())
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return f, st, e, nil
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
