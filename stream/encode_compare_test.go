@@ -160,11 +160,7 @@ func paholeBTF(t *testing.T, bin, obj, features string) *btf.Spec {
 	if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, b)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, nil)
+	s, err := btf.LoadFile(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

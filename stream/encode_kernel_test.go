@@ -20,11 +20,7 @@ func TestEncodeCompareFiles(t *testing.T) {
 		t.Skip("set BTFSTREAM_GOT and BTFSTREAM_WANT to raw BTF files")
 	}
 	load := func(p string) *btf.Spec {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := btf.Parse(data, nil)
+		s, err := btf.LoadFile(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +71,7 @@ func TestEncodeKernelTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(wantPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := btf.Parse(data, nil)
+	want, err := btf.LoadFile(wantPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
