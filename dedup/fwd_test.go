@@ -10,18 +10,27 @@ func init() { dedupCases = append(dedupCases, fwdCases...) }
 // foo8 is a second, different struct foo that makes the name ambiguous.
 func foo8(b *builder) { b.Int("l", "long", 8); b.Struct("foo8", "foo", 8, "x:l@0") }
 
+// barToFoo is a unit with struct bar { struct foo *f; } and foo complete.
+func barToFoo(b *builder) {
+	b.Int("i", "int", 4)
+	b.Struct("foo", "foo", 4, "x:i@0")
+	b.Ptr("p", "foo")
+	b.Struct("bar", "bar", 8, "f:p@0")
+}
+
+// barToFwd is a unit with struct bar { struct foo *f; } and foo only
+// declared (as a union with union set).
+func barToFwd(union bool) cu {
+	return func(b *builder) { b.Fwd("f", "foo", union); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") }
+}
+
 var fwdCases = []dedupCase{
 	{
 		name: "fwd: FWD in the batch, struct in the table",
 		cus: []cu{
 			foo8,
-			func(b *builder) {
-				b.Int("i", "int", 4)
-				b.Struct("foo", "foo", 4, "x:i@0")
-				b.Ptr("p", "foo")
-				b.Struct("bar", "bar", 8, "f:p@0")
-			},
-			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+			barToFoo,
+			barToFwd(false),
 		},
 		want: []string{
 			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
@@ -36,13 +45,8 @@ var fwdCases = []dedupCase{
 		name: "fwd: FWD in the table, struct in the batch",
 		cus: []cu{
 			foo8,
-			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
-			func(b *builder) {
-				b.Int("i", "int", 4)
-				b.Struct("foo", "foo", 4, "x:i@0")
-				b.Ptr("p", "foo")
-				b.Struct("bar", "bar", 8, "f:p@0")
-			},
+			barToFwd(false),
+			barToFoo,
 		},
 		want: []string{
 			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
@@ -57,13 +61,8 @@ var fwdCases = []dedupCase{
 		name: "fwd: a union FWD does not stand for a struct",
 		cus: []cu{
 			foo8,
-			func(b *builder) {
-				b.Int("i", "int", 4)
-				b.Struct("foo", "foo", 4, "x:i@0")
-				b.Ptr("p", "foo")
-				b.Struct("bar", "bar", 8, "f:p@0")
-			},
-			func(b *builder) { b.Fwd("f", "foo", true); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+			barToFoo,
+			barToFwd(true),
 		},
 		want: []string{
 			"[1] INT 'long' size 8 enc 0x1 off 0 bits 64",
@@ -82,14 +81,9 @@ var fwdCases = []dedupCase{
 		// wins (first come, in candidate order), like libbpf's bucket.
 		name: "fwd: ambiguous, two containing structs fit",
 		cus: []cu{
-			func(b *builder) {
-				b.Int("i", "int", 4)
-				b.Struct("foo", "foo", 4, "x:i@0")
-				b.Ptr("p", "foo")
-				b.Struct("bar", "bar", 8, "f:p@0")
-			},
+			barToFoo,
 			func(b *builder) { foo8(b); b.Ptr("p", "foo8"); b.Struct("bar", "bar", 8, "f:p@0") },
-			func(b *builder) { b.Fwd("f", "foo", false); b.Ptr("p", "f"); b.Struct("bar", "bar", 8, "f:p@0") },
+			barToFwd(false),
 		},
 		want: []string{
 			"[1] " + intLine,
