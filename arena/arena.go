@@ -102,3 +102,11 @@ func (p *Pool) Put(a *Arena) {
 		p.free = append(p.free, a)
 	}
 }
+
+// Drain drops the idle arenas, for when no more units will be decoded.
+func (p *Pool) Drain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.free)
+	p.free = nil
+}

@@ -1,6 +1,7 @@
 // Package btf is the BPF Type Format layer: BTF types and their wire format
-// (read, write, validate, dump). It knows nothing of DWARF or ELF debug info
-// beyond finding a .BTF section.
+// (read, write, validate, dump). It knows nothing of DWARF, and nothing of
+// ELF: finding the .BTF section of an ELF file is stream/elffile's job
+// (elffile.ReadBTF, elffile.LoadBTF).
 //
 // Specification: the kernel's Documentation/bpf/btf.rst and
 // include/uapi/linux/btf.h.
@@ -23,9 +24,8 @@
 //   - spec.go, type.go, kind.go, strings.go: the data model.
 //   - header.go, read.go, write.go: raw BTF in either byte order (Parse,
 //     Marshal), split BTF.
-//   - elf.go, load.go: the .BTF section of an ELF32/ELF64 file of either
-//     byte order, read through an io.ReaderAt without loading the file
-//     (ELFSection, ReadRaw, Load, LoadFile).
+//   - load.go: ReadRaw, raw BTF read through an io.ReaderAt, just its
+//     header and the bytes its sections span.
 //   - validate.go, resolve.go: Validate, a port of the kernel verifier's
 //     rules (kernel/bpf/btf.c) with errors like
 //     `type [42] STRUCT 'foo': member 'bar' offset 9000 beyond size 16`.

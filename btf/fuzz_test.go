@@ -2,7 +2,6 @@ package btf
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"io"
 	"os"
@@ -11,9 +10,9 @@ import (
 	cbtf "github.com/cilium/ebpf/btf"
 )
 
-// Fuzz targets: the reader (raw BTF and ELF) and the validator. Seeds are
-// the every-kind fixtures in both byte orders and header forms, an ELF
-// wrapping one, and whatever crashers testdata/fuzz holds.
+// Fuzz targets: the reader of raw BTF and the validator. Seeds are the
+// every-kind fixtures in both byte orders and header forms, and whatever
+// crashers testdata/fuzz holds. (BTF inside ELF: stream/elffile.)
 
 func addSeeds(f *testing.F) {
 	le := allKinds()
@@ -24,10 +23,9 @@ func addSeeds(f *testing.F) {
 	s2, _ := Parse(le.Marshal(), nil)
 	s2.Header = Header{HdrLen: HeaderLenLayout, Layout: []byte{1, 2, 3, 4}}
 	f.Add(s2.Marshal())
-	f.Add(makeELF(false, binary.BigEndian, false, elfSec{name: ".BTF", typ: uint32(elf.SHT_PROGBITS), data: be.Marshal()}))
 }
 
-// FuzzRead feeds arbitrary bytes to Load (raw or ELF). Whatever it
+// FuzzRead feeds arbitrary bytes to ReadRaw and Parse. Whatever it
 // accepts must marshal back to the bytes it read, dump, and validate
 // without panicking.
 func FuzzRead(f *testing.F) {

@@ -1,26 +1,18 @@
 package btf
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
-// ReadRaw returns the raw BTF held by r: r is either raw BTF (in either
-// byte order) or an ELF file, of which only the .BTF section is read.
+// ReadRaw returns the raw BTF held by r, in either byte order: the header,
+// then exactly the bytes its sections span. Reading a .BTF section out of
+// an ELF file is the ELF reader's job (stream/elffile.ReadBTF, LoadBTF).
 func ReadRaw(r io.ReaderAt) ([]byte, error) {
 	var head [HeaderLenLayout]byte
 	n, err := r.ReadAt(head[:], 0)
 	if n < 4 && err != nil {
 		return nil, fmt.Errorf("reading header: %w", err)
-	}
-	if IsELF(head[:n]) {
-		b, err := ELFSection(r, ".BTF")
-		if errors.Is(err, ErrNoSection) {
-			return nil, ErrNoBTF
-		}
-		return b, err
 	}
 	bo, err := byteOrderOf(head[:n])
 	if err != nil {
@@ -43,26 +35,25 @@ func ReadRaw(r io.ReaderAt) ([]byte, error) {
 	return b, nil
 }
 
-// Load parses the BTF held by r (raw BTF or an ELF file's .BTF section).
-// With a base, the BTF is split BTF on top of it.
-func Load(r io.ReaderAt, base *Spec) (*Spec, error) {
-	raw, err := ReadRaw(r)
-	if err != nil {
-		return nil, err
+// readAtMost reads exactly n bytes at off, growing its buffer in chunks so
+// that an untrusted size cannot make it allocate far more than the input
+// really holds.
+func readAtMost(r io.ReaderAt, off, n int64) ([]byte, error) {
+	const chunk = 8 << 20
+	if n <= chunk {
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, off); err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
-	return Parse(raw, base)
-}
-
-// LoadFile is Load for a file name; errors are prefixed with the name.
-func LoadFile(path string, base *Spec) (*Spec, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	var b []byte
+	for int64(len(b)) < n {
+		m := min(n-int64(len(b)), chunk)
+		b = append(b, make([]byte, m)...)
+		if _, err := r.ReadAt(b[int64(len(b))-m:], off+int64(len(b))-m); err != nil {
+			return nil, err
+		}
 	}
-	defer f.Close()
-	s, err := Load(f, base)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return b, nil
 }

@@ -14,7 +14,8 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/elfwrite"
 )
 
 // kbuildFeatures is the --btf_features list of Linux 6.12's
@@ -52,7 +53,7 @@ func ref131(t *testing.T, kernel string) *btf.Spec {
 		t.Logf("no pahole 1.31 reference (%v)", err)
 		return nil
 	}
-	s, err := btf.LoadFile(p, nil)
+	s, err := elffile.LoadBTF(p, nil)
 	if err != nil {
 		t.Fatalf("reference: %v", err)
 	}
@@ -63,7 +64,7 @@ func ref131(t *testing.T, kernel string) *btf.Spec {
 // armmp kernel).
 func loadOwnBTF(t *testing.T, kernel string) *btf.Spec {
 	t.Helper()
-	s, err := btf.LoadFile(kernel, nil)
+	s, err := elffile.LoadBTF(kernel, nil)
 	if errors.Is(err, btf.ErrNoBTF) {
 		t.Logf("%s has no .BTF of its own", kernel)
 		return nil
@@ -127,7 +128,7 @@ func TestKernelEncode(t *testing.T) {
 	}
 	t.Logf("%s", strings.TrimSpace(stderr.String()))
 
-	got, err := btf.LoadFile(out, nil)
+	got, err := elffile.LoadBTF(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,10 +197,8 @@ func TestKernelELFWriter(t *testing.T) {
 	copyFile(t, kernel, cp)
 	origSum := fileSum(t, cp)
 	phdrs := readelf(t, "-lW", cp)
-	f, _ := os.Open(kernel)
-	raw, err := btf.ELFSection(f, ".BTF")
-	f.Close()
-	if errors.Is(err, btf.ErrNoSection) {
+	raw, err := elffile.ReadNamedSection(kernel, ".BTF")
+	if errors.Is(err, elffile.ErrNoSection) {
 		kernelAppendBTF(t, kernel, cp, phdrs)
 		return
 	}
@@ -208,7 +207,7 @@ func TestKernelELFWriter(t *testing.T) {
 	}
 
 	// The same bytes back: the file must not change at all.
-	if err := stream.WriteELFSection(cp, ".BTF", raw); err != nil {
+	if err := elfwrite.WriteSection(cp, ".BTF", raw); err != nil {
 		t.Fatal(err)
 	}
 	if fileSum(t, cp) != origSum {
@@ -223,8 +222,8 @@ func TestKernelELFWriter(t *testing.T) {
 	// Larger data than the segment has room for: refused, file intact.
 	before := fileSum(t, cp)
 	big := append(append([]byte{}, raw...), make([]byte, 64<<10)...)
-	err = stream.WriteELFSection(cp, ".BTF", big)
-	if !errors.Is(err, stream.ErrSectionFull) {
+	err = elfwrite.WriteSection(cp, ".BTF", big)
+	if !errors.Is(err, elfwrite.ErrSectionFull) {
 		t.Fatalf("err %v, want ErrSectionFull", err)
 	}
 	t.Logf("refused: %v", err)
@@ -251,7 +250,7 @@ func kernelAppendBTF(t *testing.T, kernel, cp, phdrs string) {
 	raw := ref.Marshal()
 	writeSectionChecked(t, cp, ".BTF", raw, phdrs)
 	sum := fileSum(t, cp)
-	if err := stream.WriteELFSection(cp, ".BTF", raw); err != nil {
+	if err := elfwrite.WriteSection(cp, ".BTF", raw); err != nil {
 		t.Fatal(err)
 	}
 	if fileSum(t, cp) != sum {
@@ -264,7 +263,7 @@ func kernelAppendBTF(t *testing.T, kernel, cp, phdrs string) {
 // section reads back (with debug/elf) as data.
 func writeSectionChecked(t *testing.T, cp, name string, data []byte, phdrs string) {
 	t.Helper()
-	if err := stream.WriteELFSection(cp, name, data); err != nil {
+	if err := elfwrite.WriteSection(cp, name, data); err != nil {
 		t.Fatal(err)
 	}
 	readelf(t, "-lSW", cp)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // kernelModules returns the uncompressed debug modules next to the
@@ -48,7 +48,7 @@ func TestKernelModules(t *testing.T) {
 	for _, ko := range kos {
 		name := filepath.Base(ko)
 		t.Run(name, func(t *testing.T) {
-			own, err := btf.LoadFile(ko, base)
+			own, err := elffile.LoadBTF(ko, base)
 			if err != nil {
 				t.Skipf("module's own .BTF: %v", err)
 			}
@@ -65,7 +65,7 @@ func TestKernelModules(t *testing.T) {
 			}
 			run()
 			readelf(t, "-lSW", cp)
-			got, err := btf.LoadFile(cp, base)
+			got, err := elffile.LoadBTF(cp, base)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,94 +1,31 @@
-// Package stream reads ELF files and their DWARF one unit at a time, for
-// the BTF encoder on memory-constrained hosts.
+// Package stream is btfstream's encoder: EncodeFile reads the DWARF of a
+// vmlinux, module or object file and returns its BTF, as pahole -J would,
+// holding one unit at a time.
 //
-// # Role
+// # The pipeline
 //
-// stream turns a vmlinux, a module (.ko) or an object file into a sequence
-// of decoded units (*CU), each holding its DIEs in a pointer-free arena
-// (package arena). Nothing requires the whole file, or all units, in memory:
+// The sub-packages are the stages, in the order data flows:
 //
-//   - The ELF file is read through io.ReaderAt. Section headers are read in
-//     chunks (ELF32/ELF64, both byte orders, extended numbering with
-//     e_shnum 0 and SHN_XINDEX); section names, .strtab and the DWARF string
-//     sections go through one bounded page cache (ristretto, 4 MiB by
-//     default, Options.CacheBytes).
-//   - .debug_info is read one unit at a time into a pooled buffer; a
-//     compressed .debug_info (SHF_COMPRESSED zlib or zstd, or .zdebug_info)
-//     is inflated as a stream. Small random-access sections that are
-//     compressed, or need relocation in an ET_REL file, are materialized.
-//   - In ET_REL files (.o, .ko) the .rel(a).debug_* relocations are applied
-//     to each unit window as it is read (x86_64, i386, aarch64, arm, s390x,
-//     riscv64 incl. ADD/SUB/SET, ppc, ppc64/ppc64le, sparc64): S + A, only
-//     for defined symbols. Relocations are never applied to linked
-//     executables, even when --emit-relocs kept .rela.debug_* sections.
-//   - Abbreviation tables are parsed once per (offset, unit format) and kept
-//     in a small bounded cache; sequential codes use a dense slice indexed
-//     by code-1, a map only otherwise.
+//	elffile    the one ELF parser: headers, sections (paged, compressed,
+//	           relocated), symbols, .BTF lookup; the Error type
+//	dwarfread  units and DIEs, read in file order, decoded (in parallel
+//	           with Jobs > 1), delivered in file order
+//	encode     one unit's DWARF -> a BTF batch + function states + VARs
+//	merge      batches in file order -> dedup table, id remap; function
+//	           merge by name, DATASECs, Finish
+//	elfwrite   the result into the ELF file's .BTF, or a detached file
 //
-// # Usage
-//
-//	f, err := stream.Open("vmlinux", stream.Options{})
-//	if err != nil { ... }
-//	defer f.Close()
-//	for cu, err := range f.Units(stream.UnitOptions{Jobs: 4, LangExclude: []string{"rust"}}) {
-//		if err != nil { return err }       // *stream.Error: "vmlinux: .debug_info+0x1a2b: ..."
-//		for d := range cu.Root().Children() {
-//			if d.Tag() == dwarf.TagStructType {
-//				size, _ := d.AttrUint(dwarf.AttrByteSize)
-//				fmt.Println(d.Name(), size, d)  // "list_head 16 DW_StructType @ <0x2b>"
-//			}
-//		}
-//		cu.Release()                        // the arena goes back to the pool
-//	}
-//	for sym, err := range f.Symbols() { ... } // .symtab, streamed
-//	s, ok := f.Section(".BTF_ids")           // section headers by name
-//
-// Units are delivered strictly in file order whatever UnitOptions.Jobs is:
-// with Jobs > 1 a producer reads units in order, Jobs goroutines decode
-// them, and the consumer receives them through an ordered queue of at most
-// Jobs units, so output never depends on -j. The language filter looks at
-// the unit DIE's DW_AT_language, decoded from the first bytes of the unit,
-// before the rest of the unit is read or decoded.
-//
-// # Values
-//
-// Each attribute is one uint64 in arena.Vals; Attr decodes it:
-//
-//	constants, flags, addresses, strx/addrx/rnglistx/loclistx indices,
-//	ref_sig8, sec_offset, strp/line_strp offsets   the value itself
-//	ref1/2/4/8/udata                                section offset (rebased)
-//	ref_addr                                        .debug_info offset, may be in another CU
-//	string (inline)                                 position in the unit bytes
-//	block*, exprloc                                 position<<32 | length
-//	data16                                          position of the 16 bytes
-//	implicit_const                                  the abbreviation's constant
-//
-// Strings, strx and addrx are resolved lazily (Attr.String, Attr.Address,
-// CU.RnglistOffset); nothing is resolved during decoding. Attr.Class
-// follows debug/dwarf's class rules, so code written against debug/dwarf
-// ports directly.
+// This package wires them (encode_file.go) under one memory budget
+// (mem.go): units in flight, page cache, tables and saved function states
+// are accounted against EncodeOptions.MemLimit.
 //
 // # Invariants
 //
-//   - Tags of a CU are in section order; a parent's id is smaller than its
-//     children's; CU.Lookup is a binary search over offsets.
-//   - A CU, its DIEs, Attrs and any []byte they returned are valid until
-//     cu.Release().
-//   - Hot structs (arena.Tag, attrSpec, abbrevDecl) hold no pointers, int or
-//     string; their sizes are written beside them and tested.
-//   - Malformed input returns an *Error naming file, section and offset and
-//     wrapping ErrFormat or ErrUnsupported; the reader never panics and never
-//     sizes an allocation from an unchecked header field.
+//   - Output is byte-identical for every Jobs and MemLimit.
+//   - Errors are *elffile.Error naming the input file.
 //
 // # Imports
 //
-// stream sits above the other packages (DEVELOPERS.md's layout): it may
-// import arena, dedup, btf and spill; none of them may import stream. The
-// reader half (ELF, units, DIEs) uses arena and spill only; the DWARF->BTF
-// encoder (encode*.go, func.go, var.go, kfunc*.go) adds btf and dedup.
-// debug/dwarf is used for its constants and class names; debug/elf is a test
-// oracle only.
-//
-// Specifications: DWARF 5 (https://dwarfstd.org/doc/DWARF5.pdf), System V
-// gABI "Object Files" (section headers, SHF_COMPRESSED, extended numbering).
+// stream imports its sub-packages, btf, dedup (through merge) and spill.
+// Nothing in the repository but cmd/, bench/ and e2e/ imports stream.
 package stream

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/internal/testkit"
 )
 
 // This file compares encoder output with pahole's in a way that does not
@@ -135,7 +137,7 @@ func compileFixture(t *testing.T, cc, name string, flags ...string) string {
 		t.Skipf("%s not installed", cc)
 	}
 	obj := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".c")+"-"+cc+".o")
-	args := append([]string{"-g", "-O2", "-c", "-o", obj, filepath.Join("testdata", "encode", name)}, flags...)
+	args := append([]string{"-g", "-O2", "-c", "-o", obj, testkit.Testdata(filepath.Join("encode", name))}, flags...)
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", cc, args, err, out)
 	}
@@ -160,7 +162,7 @@ func paholeBTF(t *testing.T, bin, obj, features string) *btf.Spec {
 	if b, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, b)
 	}
-	s, err := btf.LoadFile(out, nil)
+	s, err := elffile.LoadBTF(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // TestEncodeCompareFiles compares two raw BTF files given by
@@ -20,7 +21,7 @@ func TestEncodeCompareFiles(t *testing.T) {
 		t.Skip("set BTFSTREAM_GOT and BTFSTREAM_WANT to raw BTF files")
 	}
 	load := func(p string) *btf.Spec {
-		s, err := btf.LoadFile(p, nil)
+		s, err := elffile.LoadBTF(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestEncodeKernelTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := btf.LoadFile(wantPath, nil)
+	want, err := elffile.LoadBTF(wantPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

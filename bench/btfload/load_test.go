@@ -19,17 +19,13 @@ import (
 	cbtf "github.com/cilium/ebpf/btf"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 func vmlinuxBTF(tb testing.TB) []byte {
 	tb.Helper()
 	if p := os.Getenv("BTFSTREAM_KERNEL"); p != "" {
-		f, err := os.Open(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer f.Close()
-		raw, err := btf.ReadRaw(f)
+		raw, err := elffile.ReadNamedSection(p, ".BTF")
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/dwarfread"
 )
 
 // decodeKernel returns the vmlinux to benchmark: $BTFSTREAM_KERNEL or the
@@ -27,12 +27,12 @@ func benchDecode(b *testing.B, jobs int) {
 	b.ReportAllocs()
 	var dies, size uint64
 	for b.Loop() {
-		f, err := stream.Open(path, stream.Options{})
+		f, err := dwarfread.Open(path, dwarfread.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		dies, size = 0, 0
-		for cu, err := range f.Units(stream.UnitOptions{Jobs: jobs}) {
+		for cu, err := range f.Units(dwarfread.UnitOptions{Jobs: jobs}) {
 			if err != nil {
 				b.Fatal(err)
 			}

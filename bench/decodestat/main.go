@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/dwarfread"
 )
 
 func main() {
@@ -27,13 +27,13 @@ func main() {
 		os.Exit(2)
 	}
 	start := time.Now()
-	f, err := stream.Open(flag.Arg(0), stream.Options{})
+	f, err := dwarfread.Open(flag.Arg(0), dwarfread.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	defer f.Close()
-	var opts stream.UnitOptions
+	var opts dwarfread.UnitOptions
 	opts.Jobs = *jobs
 	if *exclude != "" {
 		opts.LangExclude = []string{*exclude}
@@ -51,7 +51,7 @@ func main() {
 		bytes += cu.Length()
 		if *strs {
 			for id := range cu.Len() {
-				cu.DIE(stream.TagID(id)).Name()
+				cu.DIE(dwarfread.TagID(id)).Name()
 			}
 		}
 		cu.Release()

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/btfstream/btfstream/dedup"
-	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/elfwrite"
 )
 
 // runDedup implements `btfstream dedup IN -o OUT [--base BASE]`: it
@@ -32,7 +32,7 @@ func runDedup(args []string) int {
 		return fail(2, "dedup: %s: %v", fs.Arg(0), err)
 	}
 	res.ByteOrder = spec.ByteOrder
-	if err := stream.WriteFileAtomic(*out, res.Marshal()); err != nil {
+	if err := elfwrite.WriteFileAtomic(*out, res.Marshal()); err != nil {
 		return fail(1, "dedup: %v", err)
 	}
 	if !*quiet {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // twoCUs builds raw BTF in which a second "CU" repeats the first one's
@@ -48,7 +49,7 @@ func TestDedupAndDiffExitCodes(t *testing.T) {
 	if code := runDedup([]string{"-q", dup, "-o", out}); code != 0 {
 		t.Fatalf("dedup exit %d", code)
 	}
-	got, err := btf.LoadFile(out, nil)
+	got, err := elffile.LoadBTF(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

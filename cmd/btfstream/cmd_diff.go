@@ -7,6 +7,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // runDiff implements `btfstream diff A B [--base BASE]`: it compares two
@@ -27,15 +28,15 @@ func runDiff(args []string) int {
 	var baseSpec *btf.Spec
 	if *base != "" {
 		var err error
-		if baseSpec, err = btf.LoadFile(*base, nil); err != nil {
+		if baseSpec, err = elffile.LoadBTF(*base, nil); err != nil {
 			return fail(2, "diff: base: %v", err)
 		}
 	}
-	a, err := btf.LoadFile(fs.Arg(0), baseSpec)
+	a, err := elffile.LoadBTF(fs.Arg(0), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	b, err := btf.LoadFile(fs.Arg(1), baseSpec)
+	b, err := elffile.LoadBTF(fs.Arg(1), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}

@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"runtime"
@@ -15,10 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
-	"github.com/spf13/pflag"
+	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/elfwrite"
 )
 
 // paholeVersion is the pahole release whose output and options btfstream
@@ -247,33 +248,29 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		debug.SetMemoryLimit(lim)
 	}
 	if f.base != "" {
-		base, err := btf.LoadFile(f.base, nil)
+		base, err := elffile.LoadBTF(f.base, nil)
 		if err != nil {
 			return fail(1, "--btf_base: %v", err)
 		}
 		opts.Base = base
 	}
-	if err := stream.CheckELF(in); err != nil {
+	if err := elfwrite.Check(in); err != nil {
 		return fail(1, "%v", err)
 	}
+	// Errors name the file (*elffile.Error); the BTF is in the target's
+	// byte order, as pahole writes it.
 	spec, stats, err := stream.EncodeFile(in, opts)
 	if err != nil {
-		if !strings.Contains(err.Error(), in) {
-			return fail(1, "%s: %v", in, err)
-		}
 		return fail(1, "%v", err)
-	}
-	if bo, err := elfByteOrder(in); err == nil && bo != nil {
-		spec.ByteOrder = bo // BTF goes in the target's byte order, as pahole writes it
 	}
 	if err := spec.Validate(); err != nil {
 		return fail(1, "%s: encoded BTF is invalid, nothing written: %v", in, err)
 	}
 	raw := spec.Marshal()
 	if f.detached != "" {
-		err = stream.WriteFileAtomic(f.detached, raw)
+		err = elfwrite.WriteFileAtomic(f.detached, raw)
 	} else {
-		err = stream.WriteELFSection(in, ".BTF", raw)
+		err = elfwrite.WriteSection(in, ".BTF", raw)
 	}
 	if err != nil {
 		return fail(1, "%v", err)
@@ -282,27 +279,6 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, len(raw), time.Since(start)))
 	}
 	return 0
-}
-
-// elfByteOrder returns the byte order of the ELF file at path (nil if it
-// is not ELF).
-func elfByteOrder(path string) (binary.ByteOrder, error) {
-	r, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var id [6]byte
-	if _, err := io.ReadFull(r, id[:]); err != nil || string(id[:4]) != "\x7fELF" {
-		return nil, err
-	}
-	switch id[5] {
-	case 1:
-		return binary.LittleEndian, nil
-	case 2:
-		return binary.BigEndian, nil
-	}
-	return nil, nil
 }
 
 // summaryLine is the one-line report:

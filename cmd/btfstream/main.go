@@ -15,8 +15,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/btfstream/btfstream/btf"
 	"github.com/spf13/pflag"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // subcommand runs with the arguments after its name and returns the exit
@@ -86,9 +88,9 @@ func loadWithBase(path, base string) (*btf.Spec, error) {
 	var baseSpec *btf.Spec
 	if base != "" {
 		var err error
-		if baseSpec, err = btf.LoadFile(base, nil); err != nil {
+		if baseSpec, err = elffile.LoadBTF(base, nil); err != nil {
 			return nil, fmt.Errorf("base: %w", err)
 		}
 	}
-	return btf.LoadFile(path, baseSpec)
+	return elffile.LoadBTF(path, baseSpec)
 }

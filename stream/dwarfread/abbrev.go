@@ -1,0 +1,212 @@
+package dwarfread
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// attrSpec is one (attribute, form) pair of an abbreviation.
+//
+// Size: 16 bytes (uint16, uint16, uint8, 3 pad, int64), checked by TestSizes.
+type attrSpec struct {
+	at       uint16 // DW_AT_*
+	form     uint16 // DW_FORM_*
+	op       uint8  // decode operation, see ops below
+	implicit int64  // DW_FORM_implicit_const value
+}
+
+// abbrevDecl is one abbreviation.
+//
+// Size: 16 bytes, checked by TestSizes.
+type abbrevDecl struct {
+	tag      uint16 // DW_TAG_*
+	children uint8  // DW_CHILDREN_yes
+	_        uint8
+	first    uint32 // index of the first spec in abbrevTable.specs
+	n        uint32 // number of specs
+	fixed    uint32 // byte size of the attributes if all fixed-size, else ^0
+}
+
+// abbrevTable is the parsed abbreviation table at one .debug_abbrev offset,
+// for one unit format (address size, offset size): fixed sizes depend on it.
+// Tables are immutable once parsed and shared by every unit that uses them.
+type abbrevTable struct {
+	decls  []abbrevDecl
+	specs  []attrSpec
+	dense  bool              // decls[code-1] is the decl for code
+	sparse map[uint64]uint32 // code → index in decls when codes are not sequential
+}
+
+func (t *abbrevTable) lookup(code uint64) (*abbrevDecl, uint32, bool) {
+	if t.dense {
+		if code-1 < uint64(len(t.decls)) {
+			return &t.decls[code-1], uint32(code - 1), true
+		}
+		return nil, 0, false
+	}
+	i, ok := t.sparse[code]
+	if !ok {
+		return nil, 0, false
+	}
+	return &t.decls[i], i, true
+}
+
+type abbrevKey struct {
+	off      uint64
+	addrSize uint8
+	is64     bool
+	version  uint16
+}
+
+// abbrevCache keeps recently parsed tables, bounded in count.
+type abbrevCache struct {
+	mu    sync.Mutex
+	max   int
+	m     map[abbrevKey]*abbrevTable
+	order []abbrevKey
+}
+
+func (c *abbrevCache) get(k abbrevKey) *abbrevTable {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *abbrevCache) put(k abbrevKey, t *abbrevTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[abbrevKey]*abbrevTable)
+	}
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if len(c.order) >= max(c.max, 1) {
+		delete(c.m, c.order[0])
+		c.order = append(c.order[:0], c.order[1:]...)
+	}
+	c.m[k] = t
+	c.order = append(c.order, k)
+}
+
+// parseAbbrev parses the table at off. data holds the abbrev section bytes
+// from off on (possibly truncated; then ok is false and the caller retries
+// with more).
+func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrevTable, ok bool, err error) {
+	b := makeBuf(".debug_abbrev", off, nil, data)
+	t = &abbrevTable{dense: true}
+	for {
+		if b.remaining() == 0 {
+			if complete {
+				return nil, false, formatErr(".debug_abbrev", b.off(), "unterminated abbreviation table")
+			}
+			return nil, false, nil
+		}
+		start := b.off()
+		code := b.uleb()
+		if b.err != nil {
+			if complete {
+				return nil, false, b.err
+			}
+			return nil, false, nil
+		}
+		if code == 0 {
+			break
+		}
+		tag := b.uleb()
+		children := b.u8()
+		d := abbrevDecl{tag: uint16(tag), children: children, first: uint32(len(t.specs))}
+		if tag > 0xffff {
+			return nil, false, formatErr(".debug_abbrev", start, "tag %#x out of range", tag)
+		}
+		fixed := uint32(0)
+		for {
+			at := b.uleb()
+			form := b.uleb()
+			if b.err != nil {
+				break
+			}
+			if at == 0 && form == 0 {
+				break
+			}
+			if at > 0xffff {
+				return nil, false, formatErr(".debug_abbrev", start, "attribute %#x out of range", at)
+			}
+			if form > 0xffff {
+				form = 0xffff // unknown either way
+			}
+			sp := attrSpec{at: uint16(at), form: uint16(form)}
+			if form == formImplicitConst {
+				sp.implicit = b.sleb()
+			}
+			// An unknown form is reported when a DIE uses it, at
+			// its .debug_info offset (opInvalid), as debug/dwarf does.
+			op, size := formOp(uint16(form), k)
+			sp.op = op
+			if size == 0 && op != opPresent && op != opImplicit || op == opInvalid || fixed == ^uint32(0) {
+				fixed = ^uint32(0)
+			} else {
+				fixed += uint32(size)
+			}
+			t.specs = append(t.specs, sp)
+		}
+		if b.err != nil {
+			if complete {
+				return nil, false, b.err
+			}
+			return nil, false, nil
+		}
+		d.n = uint32(len(t.specs)) - d.first
+		d.fixed = fixed
+		if t.dense && code != uint64(len(t.decls))+1 {
+			t.dense = false
+			t.sparse = make(map[uint64]uint32, len(t.decls)+1)
+			for i := range t.decls {
+				t.sparse[uint64(i)+1] = uint32(i)
+			}
+		}
+		if !t.dense {
+			if _, dup := t.sparse[code]; dup {
+				return nil, false, formatErr(".debug_abbrev", start, "duplicate abbreviation code %d", code)
+			}
+			t.sparse[code] = uint32(len(t.decls))
+		}
+		t.decls = append(t.decls, d)
+	}
+	return t, true, nil
+}
+
+// abbrevs returns the table at off for a unit of format k, parsing it on
+// first use. scratch is the caller's reusable read buffer.
+func (f *File) abbrevs(k abbrevKey, scratch *[]byte) (*abbrevTable, error) {
+	if t := f.abbrevCache.get(k); t != nil {
+		return t, nil
+	}
+	r, err := f.sec(secAbbrev)
+	if err != nil {
+		return nil, err
+	}
+	if k.off >= r.Size() {
+		return nil, formatErr(".debug_abbrev", k.off, "abbreviation offset beyond the section (size %#x)", r.Size())
+	}
+	for n := uint64(16 << 10); ; n *= 4 {
+		data, err := r.Window(k.off, n, *scratch)
+		if err != nil {
+			return nil, &elffile.Error{Section: ".debug_abbrev", Offset: k.off, Msg: fmt.Sprintf("read: %v", err), Err: elffile.ErrFormat}
+		}
+		complete := k.off+uint64(len(data)) >= r.Size()
+		t, ok, err := parseAbbrev(data, k.off, k, complete)
+		if err != nil {
+			return nil, err
+		}
+		if !r.InMemory() {
+			*scratch = data[:cap(data)]
+		}
+		if ok {
+			f.abbrevCache.put(k, t)
+			return t, nil
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package elffile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"sync/atomic"
+
+	"github.com/dgraph-io/ristretto/v2"
+)
+
+// PageSize is the unit of the page cache.
+const PageSize = 4096
+
+// pageCache is the bounded cache of section pages shared by every paged
+// reader of one File: string sections, .debug_str_offsets, .debug_addr,
+// .debug_rnglists, .strtab. Keys are readerID<<40 | page number.
+type pageCache = ristretto.Cache[uint64, []byte]
+
+func newPageCache(maxBytes int64) (*pageCache, error) {
+	pages := maxBytes / PageSize
+	return ristretto.NewCache(&ristretto.Config[uint64, []byte]{
+		NumCounters:        max(pages*10, 1024),
+		MaxCost:            maxBytes,
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+}
+
+// Paged gives random access to a section through its pages, which a
+// bounded cache shared by the File's readers keeps. A section that had to
+// be materialized (decompressed, or relocated in an ET_REL file) is held
+// in mem instead. Safe for concurrent use.
+type Paged struct {
+	r     io.ReaderAt
+	size  uint64
+	mem   []byte
+	cache *pageCache
+	id    uint64
+	sets  atomic.Uint32 // pages Set since the last Wait (readers are shared by decoders)
+}
+
+// setsPerWait bounds the pages a reader may have queued in ristretto's set
+// buffer (which holds up to 32768 items, 128 MiB of pages, before the
+// policy sees them): after this many Sets the reader waits for the buffer
+// to drain, so the cache really stays within its MaxCost.
+const setsPerWait = 64
+
+func newPaged(r io.ReaderAt, size uint64, cache *pageCache) *Paged {
+	return &Paged{r: r, size: size, cache: cache}
+}
+
+// MemPaged returns a Paged over bytes in memory.
+func MemPaged(b []byte) *Paged { return &Paged{mem: b, size: uint64(len(b))} }
+
+// Size returns the section size.
+func (p *Paged) Size() uint64 { return p.size }
+
+// Page returns page n (shorter at the end of the section). The slice is
+// shared and must not be modified.
+func (p *Paged) Page(n uint64) ([]byte, error) {
+	if p.mem != nil {
+		lo := n * PageSize
+		return p.mem[lo:min(lo+PageSize, p.size)], nil
+	}
+	key := p.id<<40 | n
+	if p.cache != nil {
+		if b, ok := p.cache.Get(key); ok {
+			return b, nil
+		}
+	}
+	lo := n * PageSize
+	b := make([]byte, min(PageSize, p.size-lo))
+	if _, err := p.r.ReadAt(b, int64(lo)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	if p.cache != nil {
+		p.cache.Set(key, b, int64(len(b)))
+		if p.sets.Add(1)%setsPerWait == 0 {
+			p.cache.Wait()
+		}
+	}
+	return b, nil
+}
+
+// CString returns the NUL-terminated string at off. When the string lies in
+// one page the result shares the cached page; treat it as read-only.
+func (p *Paged) CString(off uint64) ([]byte, error) {
+	if off >= p.size {
+		return nil, ErrFormat
+	}
+	if p.mem != nil {
+		i := bytes.IndexByte(p.mem[off:], 0)
+		if i < 0 {
+			return nil, ErrFormat
+		}
+		return p.mem[off : off+uint64(i)], nil
+	}
+	var out []byte
+	for n := off / PageSize; n*PageSize < p.size; n++ {
+		pg, err := p.Page(n)
+		if err != nil {
+			return nil, err
+		}
+		start := uint64(0)
+		if n == off/PageSize {
+			start = off % PageSize
+		}
+		if i := bytes.IndexByte(pg[start:], 0); i >= 0 {
+			if out == nil {
+				return pg[start : start+uint64(i)], nil
+			}
+			return append(out, pg[start:start+uint64(i)]...), nil
+		}
+		out = append(out, pg[start:]...)
+	}
+	return nil, ErrFormat
+}
+
+// ReadFull fills dst from off.
+func (p *Paged) ReadFull(dst []byte, off uint64) error {
+	if off > p.size || p.size-off < uint64(len(dst)) {
+		return ErrFormat
+	}
+	if p.mem != nil {
+		copy(dst, p.mem[off:])
+		return nil
+	}
+	for len(dst) > 0 {
+		pg, err := p.Page(off / PageSize)
+		if err != nil {
+			return err
+		}
+		n := copy(dst, pg[off%PageSize:])
+		dst = dst[n:]
+		off += uint64(n)
+	}
+	return nil
+}
+
+// Uint reads an unsigned integer of size 1..8 bytes at off.
+func (p *Paged) Uint(off uint64, size uint8, order binary.ByteOrder) (uint64, error) {
+	var b [8]byte
+	if err := p.ReadFull(b[:size], off); err != nil {
+		return 0, err
+	}
+	switch size {
+	case 1:
+		return uint64(b[0]), nil
+	case 2:
+		return uint64(order.Uint16(b[:])), nil
+	case 3:
+		if order == binary.BigEndian {
+			return uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2]), nil
+		}
+		return uint64(b[2])<<16 | uint64(b[1])<<8 | uint64(b[0]), nil
+	case 4:
+		return uint64(order.Uint32(b[:])), nil
+	case 8:
+		return order.Uint64(b[:]), nil
+	}
+	return 0, ErrFormat
+}
+
+// Window returns up to n bytes at off, bypassing the page cache: a slice of
+// mem, or a fresh read from the file into scratch (grown as needed).
+func (p *Paged) Window(off, n uint64, scratch []byte) ([]byte, error) {
+	if off > p.size {
+		return nil, ErrFormat
+	}
+	n = min(n, p.size-off)
+	if p.mem != nil {
+		return p.mem[off : off+n], nil
+	}
+	if uint64(cap(scratch)) < n {
+		scratch = make([]byte, n)
+	}
+	scratch = scratch[:n]
+	if _, err := p.r.ReadAt(scratch, int64(off)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return scratch, nil
+}
+
+// InMemory reports whether the section is held in memory (Window then
+// returns slices of it rather than filling the scratch buffer).
+func (p *Paged) InMemory() bool { return p.mem != nil }

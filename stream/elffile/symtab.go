@@ -1,0 +1,176 @@
+package elffile
+
+import (
+	"fmt"
+	"iter"
+)
+
+// Symbol is one ELF symbol table entry.
+type Symbol struct {
+	Index   uint32 // index in the symbol table
+	Name    string
+	Value   uint64
+	Size    uint64
+	Section uint32 // section index, resolved through SHT_SYMTAB_SHNDX; else an SHN_* value
+	Info    uint8  // ST_BIND<<4 | ST_TYPE
+	Other   uint8
+}
+
+// Symbol types and bindings (ELF st_info).
+const (
+	STTNotype  = 0
+	STTObject  = 1
+	STTFunc    = 2
+	STTSection = 3
+	STTFile    = 4
+
+	STBLocal  = 0
+	STBGlobal = 1
+	STBWeak   = 2
+)
+
+// Type returns ST_TYPE (STTFunc, STTObject, ...).
+func (s *Symbol) Type() uint8 { return s.Info & 0xf }
+
+// Bind returns ST_BIND (STBLocal, STBGlobal, STBWeak).
+func (s *Symbol) Bind() uint8 { return s.Info >> 4 }
+
+// symtab reads one symbol table in chunks.
+type symtab struct {
+	f      *File
+	sec    *SectionHeader
+	ent    uint64
+	count  uint32
+	names  *Paged
+	shndx  *Paged // SHT_SYMTAB_SHNDX entries, or nil
+	chunk  []byte
+	chunkN uint32 // index of chunk[0]
+	chunkK uint32 // entries in chunk
+}
+
+// openSymtab opens the first SHT_SYMTAB section, or returns nil if there
+// is none.
+func (f *File) openSymtab() (*symtab, error) {
+	var sec *SectionHeader
+	for i := range f.Sections {
+		if f.Sections[i].Type == SHTSymtab {
+			sec = &f.Sections[i]
+			break
+		}
+	}
+	if sec == nil {
+		return nil, nil
+	}
+	ent := uint64(16)
+	if f.Class64 {
+		ent = 24
+	}
+	if sec.Entsize != 0 && (sec.Entsize < ent || sec.Entsize > 1024) {
+		return nil, FormatErr(sec.Name, 0, "bad symbol entry size %d", sec.Entsize)
+	}
+	if sec.Entsize != 0 {
+		ent = sec.Entsize
+	}
+	st := &symtab{f: f, sec: sec, ent: ent}
+	n := sec.Size / ent
+	if n > 1<<31 {
+		return nil, FormatErr(sec.Name, 0, "too many symbols")
+	}
+	st.count = uint32(n)
+	if sec.Link != 0 && sec.Link < uint32(len(f.Sections)) {
+		st.names = f.RawPaged(&f.Sections[sec.Link])
+	} else {
+		st.names = MemPaged(nil)
+	}
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		if s.Type == SHTSymtabShndx && s.Link == sec.Index {
+			st.shndx = f.RawPaged(s)
+		}
+	}
+	return st, nil
+}
+
+// entry decodes symbol i without its name.
+func (st *symtab) entry(i uint32) (Symbol, uint32, error) {
+	const per = 256
+	if i >= st.count {
+		return Symbol{}, 0, FormatErr(st.sec.Name, uint64(i)*st.ent, "symbol index %d out of range", i)
+	}
+	if st.chunk == nil || i < st.chunkN || i >= st.chunkN+st.chunkK {
+		if st.chunk == nil {
+			st.chunk = make([]byte, per*st.ent)
+		}
+		st.chunkN = i / per * per
+		st.chunkK = min(st.count-st.chunkN, per)
+		p := st.chunk[:uint64(st.chunkK)*st.ent]
+		if _, err := st.f.r.ReadAt(p, int64(st.sec.Offset+uint64(st.chunkN)*st.ent)); err != nil {
+			st.chunk = nil
+			return Symbol{}, 0, ReadErr(st.sec.Name, uint64(st.chunkN)*st.ent, err)
+		}
+	}
+	p := st.chunk[uint64(i-st.chunkN)*st.ent:]
+	o := st.f.Order
+	var s Symbol
+	var name uint32
+	s.Index = i
+	name = o.Uint32(p)
+	if st.f.Class64 {
+		s.Info, s.Other = p[4], p[5]
+		s.Section = uint32(o.Uint16(p[6:]))
+		s.Value = o.Uint64(p[8:])
+		s.Size = o.Uint64(p[16:])
+	} else {
+		s.Value = uint64(o.Uint32(p[4:]))
+		s.Size = uint64(o.Uint32(p[8:]))
+		s.Info, s.Other = p[12], p[13]
+		s.Section = uint32(o.Uint16(p[14:]))
+	}
+	if s.Section == SHNXIndex && st.shndx != nil {
+		x, err := st.shndx.Uint(uint64(i)*4, 4, o)
+		if err != nil {
+			return Symbol{}, 0, FormatErr(".symtab_shndx", uint64(i)*4, "missing extended section index")
+		}
+		s.Section = uint32(x)
+	}
+	return s, name, nil
+}
+
+// Symbols iterates over the .symtab entries in order (index 0, the null
+// symbol, is skipped). It reads the table in small chunks and symbol names
+// through the page cache, so memory does not grow with the table.
+// Iteration stops at the first error, which is yielded once.
+func (f *File) Symbols() iter.Seq2[Symbol, error] {
+	return func(yield func(Symbol, error) bool) {
+		st, err := f.openSymtab()
+		if err != nil {
+			yield(Symbol{}, WithFile(f.name, err))
+			return
+		}
+		if st == nil {
+			return
+		}
+		for i := uint32(1); i < st.count; i++ {
+			s, nameOff, err := st.entry(i)
+			if err == nil && nameOff != 0 {
+				var nb []byte
+				nb, err = st.names.CString(uint64(nameOff))
+				if err != nil {
+					err = FormatErr(".strtab", uint64(nameOff), "symbol %d name", i)
+				}
+				s.Name = string(nb)
+			}
+			if err != nil {
+				yield(Symbol{}, WithFile(f.name, err))
+				return
+			}
+			if !yield(s, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s Symbol) String() string {
+	return fmt.Sprintf("[%d] %s value=%#x size=%d shndx=%d info=%#x", s.Index, s.Name, s.Value, s.Size, s.Section, s.Info)
+}

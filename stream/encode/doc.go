@@ -1,0 +1,39 @@
+// Package encode is the per-unit stage of the pipeline: it turns one
+// decoded DWARF unit (*dwarfread.CU) into BTF, as pahole 1.31's
+// dwarf_loader + btf_encoder do for one compile unit.
+//
+// # Role
+//
+// Encoder.Encode appends a unit's types to a batch (*btf.Spec) in
+// dwarf_loader's order, then the unit's struct/union/typedef DECL_TAGs,
+// then its VARs with their DECL_TAGs; it returns what must outlive the
+// unit as ids and string offsets only: the functions that have an ELF
+// symbol (FuncState) and the DATASEC entries of the VARs (VarEntry). The
+// rules are pahole's, file by file:
+//
+//   - types.go: type DIEs to BTF kinds (arrays flattened, bitfields,
+//     enums and ENUM64, FLOAT, FWD, TYPE_TAG chains), the index type;
+//   - funcs.go, params.go, packed.go: which functions are saved and the
+//     verdicts the merger needs (parameters in unexpected registers from
+//     DW_AT_location lists, uncertain stack locations of packed structs);
+//   - vars.go: which variables are encoded and where (DATASEC entries);
+//   - symbols.go, kfunc.go: the ELF symbol tables (function names as
+//     pahole's elf_functions, object symbols) and the kfunc flags of
+//     .BTF_ids sets;
+//   - features.go: the --btf_features set.
+//
+// # Invariants
+//
+//   - Encode reads the unit and writes only the batch and its own reused
+//     output buffers; the unit can be released as soon as Encode returns.
+//   - Errors are *elffile.Error at the DIE ("DW_TAG_base_type @ <0x2c>:
+//     ..."), wrapping elffile.ErrUnsupported for what BTF cannot express.
+//   - Hot tables hold no pointers, int or string (symRec: 24 bytes).
+//
+// # Imports
+//
+// encode imports btf, dwarfread and elffile. It must not import dedup,
+// merge, spill or the stream package: what happens to a batch after
+// Encode is the merger's business, and data flows one way (dwarfread ->
+// encode -> merge).
+package encode

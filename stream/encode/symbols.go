@@ -1,0 +1,228 @@
+package encode
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// symRec is one name of a compact symbol table: the name as an offset and
+// length into the table's name bytes, an address and two words whose
+// meaning depends on the table. Size: 24 bytes on every host.
+type symRec struct {
+	off, n uint32 // name bytes: names[off : off+n]
+	addr   uint64
+	aux    uint32 // elfFuncs: kfunc flags; objSyms: section index
+	flags  uint32 // elfFuncs: funcAmbiguous | funcKfunc
+}
+
+const (
+	funcAmbiguous = 1 << 0 // symbols of this name sit at different addresses
+	funcKfunc     = 1 << 1 // listed in a BTF_SET8_KFUNCS set
+)
+
+// symTable is a table of symbol names sorted by name (ties in symbol
+// order), kept as one byte buffer and fixed-size records: no string or
+// map per symbol, so it costs the same on 32- and 64-bit hosts.
+type symTable struct {
+	names []byte
+	recs  []symRec
+}
+
+func (t *symTable) add(name string, addr uint64, aux uint32) {
+	t.recs = append(t.recs, symRec{off: uint32(len(t.names)), n: uint32(len(name)), addr: addr, aux: aux})
+	t.names = append(t.names, name...)
+}
+
+func (t *symTable) nameBytes(i int) []byte {
+	r := &t.recs[i]
+	return t.names[r.off : r.off+r.n]
+}
+
+// name returns record i's name (allocates).
+func (t *symTable) name(i int) string { return string(t.nameBytes(i)) }
+
+// sort orders the records by name, stably, and rewrites the name bytes in
+// that order (dropping repeats when dedup is set, keeping the first of
+// each name and flagging funcAmbiguous if the addresses differ).
+func (t *symTable) sort(dedup bool) {
+	slices.SortStableFunc(t.recs, func(a, b symRec) int {
+		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
+	})
+	names := make([]byte, 0, len(t.names))
+	out := t.recs[:0]
+	var last []byte
+	for _, r := range t.recs {
+		nb := t.names[r.off : r.off+r.n]
+		if dedup && len(out) > 0 && bytes.Equal(nb, last) {
+			if out[len(out)-1].addr != r.addr {
+				out[len(out)-1].flags |= funcAmbiguous
+			}
+			continue
+		}
+		last = nb
+		if len(out) > 0 && bytes.Equal(nb, names[out[len(out)-1].off:]) {
+			r.off = out[len(out)-1].off // same name: share the bytes
+		} else {
+			r.off = uint32(len(names))
+			names = append(names, nb...)
+		}
+		out = append(out, r)
+	}
+	t.names, t.recs = bytes.Clone(names), slices.Clone(out) // exact sizes: the table lives all run
+}
+
+// span returns the records named name: [lo, hi).
+func (t *symTable) span(name string) (int, int) {
+	cmp := func(r symRec, n string) int { return strings.Compare(string(t.names[r.off:r.off+r.n]), n) }
+	lo, ok := slices.BinarySearchFunc(t.recs, name, cmp)
+	if !ok {
+		return lo, lo
+	}
+	hi := lo + 1
+	for hi < len(t.recs) && cmp(t.recs[hi], name) == 0 {
+		hi++
+	}
+	return lo, hi
+}
+
+// bytesSize is the table's memory.
+func (t *symTable) bytesSize() int64 { return int64(cap(t.names)) + 24*int64(cap(t.recs)) }
+
+// elfFuncs is pahole's elf_functions table: one record per function name
+// (the symbol name up to its first '.', every FUNC symbol of that name,
+// ".isra.0", ".constprop.0", ..., folded in), sorted by name; addr is the
+// first symbol's address.
+type elfFuncs struct{ symTable }
+
+// hasNonFuncSuffix reports suffixes that are parts of functions, not
+// functions: ".cold" and ".part" anywhere after the first '.'.
+func hasNonFuncSuffix(name string) bool {
+	i := strings.IndexByte(name, '.')
+	if i < 0 {
+		return false
+	}
+	s := name[i:]
+	return strings.Contains(s, ".cold") || strings.Contains(s, ".part")
+}
+
+// addSym adds a FUNC symbol (call finish after the last).
+func (fs *elfFuncs) addSym(name string, addr uint64) {
+	if name == "" || hasNonFuncSuffix(name) {
+		return
+	}
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[:i]
+	}
+	fs.add(name, addr, 0)
+}
+
+func (fs *elfFuncs) finish() { fs.sort(true) }
+
+func (fs *elfFuncs) len() int { return len(fs.recs) }
+
+// find returns the index of name, or -1.
+func (fs *elfFuncs) find(name string) int {
+	lo, hi := fs.span(name)
+	if lo == hi {
+		return -1
+	}
+	return lo
+}
+
+// objSyms lists the STT_OBJECT symbols by name with their section index
+// (aux) and value (addr), for the variable encoder.
+type objSyms struct{ symTable }
+
+// inSection reports whether an object symbol name lives in section shndx.
+func (o *objSyms) inSection(name string, shndx uint32) bool {
+	lo, hi := o.span(name)
+	for i := lo; i < hi; i++ {
+		if o.recs[i].aux == shndx {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionAt returns the section of the object symbol name whose value is
+// addr (0: none), in symbol order.
+func (o *objSyms) sectionAt(name string, addr uint64) uint32 {
+	lo, hi := o.span(name)
+	for i := lo; i < hi; i++ {
+		if o.recs[i].addr == addr {
+			return o.recs[i].aux
+		}
+	}
+	return 0
+}
+
+// btfIDSym is a symbol of the .BTF_ids section, kept for the kfunc scan.
+type btfIDSym struct {
+	name       string
+	value, siz uint64
+}
+
+// Symbols is what the encoder keeps of the symbol table, read in one
+// streaming pass: the function names (pahole's elf_functions), the object
+// symbols the variable encoder asks about, and the .BTF_ids symbols until
+// MarkKfuncs has used them.
+type Symbols struct {
+	funcs   elfFuncs
+	objects objSyms
+	btfIDs  []btfIDSym // symbols in .BTF_ids (a few thousand at most)
+	any     bool       // the file has a symbol table
+}
+
+// FuncSym is what the function merge needs of one function name.
+type FuncSym struct {
+	Name       []byte // shared with the table: do not modify
+	Ambiguous  bool   // symbols of this name sit at different addresses
+	Kfunc      bool   // listed in a BTF_SET8_KFUNCS set
+	KfuncFlags uint32 // its flags word (KF_*)
+}
+
+// Func returns function i (FuncState.Elf).
+func (es *Symbols) Func(i uint32) FuncSym {
+	r := &es.funcs.recs[i]
+	return FuncSym{Name: es.funcs.nameBytes(int(i)), Ambiguous: r.flags&funcAmbiguous != 0,
+		Kfunc: r.flags&funcKfunc != 0, KfuncFlags: r.aux}
+}
+
+// BytesSize is the memory the tables hold.
+func (es *Symbols) BytesSize() int64 { return es.funcs.bytesSize() + es.objects.bytesSize() }
+
+// ReadSymbols reads the function symbols, the .BTF_ids symbols, and the
+// object symbols the variable encoder can ask about: in a linked file only
+// those of sections keepObj accepts (with default features, .data..percpu
+// alone), in an ET_REL file all (it finds sections through them).
+func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, error) {
+	es := &Symbols{}
+	rel := f.Relocatable()
+	idsIdx := uint32(0)
+	if s, ok := f.Section(btfIDsSection); ok {
+		idsIdx = s.Index
+	}
+	for s, err := range f.Symbols() {
+		if err != nil {
+			return nil, err
+		}
+		es.any = true
+		switch s.Type() {
+		case elffile.STTFunc:
+			es.funcs.addSym(s.Name, s.Value)
+		case elffile.STTObject:
+			if rel || keepObj(s.Section) {
+				es.objects.add(s.Name, s.Value, s.Section)
+			}
+		}
+		if idsIdx != 0 && s.Section == idsIdx {
+			es.btfIDs = append(es.btfIDs, btfIDSym{s.Name, s.Value, s.Size})
+		}
+	}
+	es.funcs.finish()
+	es.objects.sort(false)
+	return es, nil
+}

@@ -1,0 +1,99 @@
+package encode
+
+import (
+	"debug/dwarf"
+	"fmt"
+
+	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// encTree is the converter's view of one decoded unit: DIEs by index
+// (TagID as int32, -1 for none) with the attribute helpers the pahole rules
+// need. It wraps a *CU and copies nothing; it is valid until the CU is
+// released.
+type encTree struct {
+	cu   *dwarfread.CU
+	n    int
+	lang int64
+	name string
+}
+
+func newEncTree(cu *dwarfread.CU) *encTree {
+	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name()}
+}
+
+func (t *encTree) die(i int32) dwarfread.DIE { return t.cu.DIE(dwarfread.TagID(i)) }
+
+func (t *encTree) tag(i int32) dwarf.Tag { return t.die(i).Tag() }
+
+func (t *encTree) attr(i int32, a dwarf.Attr) (dwarfread.Attr, bool) { return t.die(i).Attr(a) }
+
+func (t *encTree) str(i int32, a dwarf.Attr) string {
+	s, _ := t.die(i).AttrString(a)
+	return s
+}
+
+func (t *encTree) has(i int32, a dwarf.Attr) bool {
+	_, ok := t.attr(i, a)
+	return ok
+}
+
+func (t *encTree) flag(i int32, a dwarf.Attr) bool {
+	at, ok := t.attr(i, a)
+	if !ok {
+		return false
+	}
+	return at.Flag() // DW_FORM_flag_present has the value 1
+}
+
+// udata returns a constant attribute as libdw's dwarf_formudata would: data
+// forms zero-extended, sdata sign-extended. ok is false for absent or
+// non-constant attributes.
+func (t *encTree) udata(i int32, a dwarf.Attr) (uint64, bool) {
+	at, ok := t.attr(i, a)
+	if !ok {
+		return 0, false
+	}
+	switch at.Class() {
+	case dwarf.ClassConstant, dwarf.ClassFlag:
+		return at.Val, true // DW_FORM_flag_present has the value 1
+	}
+	return 0, false
+}
+
+func (t *encTree) num(i int32, a dwarf.Attr) uint64 {
+	v, _ := t.udata(i, a)
+	return v
+}
+
+// ref returns the DIE a reference attribute points to, -1 if absent or
+// outside the unit.
+func (t *encTree) ref(i int32, a dwarf.Attr) int32 {
+	at, ok := t.attr(i, a)
+	if !ok || at.Class() != dwarf.ClassReference {
+		return -1
+	}
+	id, ok := t.cu.Lookup(at.Ref())
+	if !ok {
+		return -1
+	}
+	return int32(id)
+}
+
+func (t *encTree) hasChildren(i int32) bool { return t.die(i).FirstChild().ID() != dwarfread.NoTag }
+
+// children calls fn for each child of i, in order.
+func (t *encTree) children(i int32, fn func(c int32)) {
+	for c := t.die(i).FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
+		fn(int32(c.ID()))
+	}
+}
+
+// errorf returns an error at DIE i: its section and offset, and the DIE the
+// way pahole users know it ("DW_TAG_base_type @ <0x2c>: ...").
+func (t *encTree) errorf(i int32, sentinel error, format string, args ...any) error {
+	d := t.die(i)
+	return &elffile.Error{Section: t.cu.Section(), Offset: uint64(d.Offset()),
+		Msg: d.String() + ": " + fmt.Sprintf(format, args...), Err: sentinel}
+}

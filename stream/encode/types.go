@@ -1,0 +1,584 @@
+package encode
+
+import (
+	"debug/dwarf"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// DWARF constants the converter needs beyond debug/dwarf's.
+const (
+	tagLLVMAnnotation dwarf.Tag = 0x6000
+	tagAtomicType     dwarf.Tag = 0x47
+	tagCallSite       dwarf.Tag = 0x48
+	tagCallSiteParam  dwarf.Tag = 0x49
+	tagGNUCallSite    dwarf.Tag = 0x4109
+	tagGNUCallSiteP   dwarf.Tag = 0x410a
+
+	ateBoolean      = 0x02
+	ateComplexFloat = 0x03
+	ateFloat        = 0x04
+	ateSigned       = 0x05
+	ateSignedChar   = 0x06
+	ateImagFloat    = 0x09
+)
+
+// cuConv converts one unit's types into out, the way pahole's
+// dwarf_loader + btf_encoder__encode_cu order and shape them.
+type cuConv struct {
+	t    *encTree
+	out  *btf.Spec
+	feat Features
+	le   bool
+	addr uint32 // address size
+
+	order []int32      // type table: node indices in pahole's order
+	idOf  []btf.TypeID // per node; 0 for void / not a type
+	inTab []bool       // per node: in the type table
+	// ptrTags maps a pointer node to its btf_type_tag annotation nodes in
+	// DIE order.
+	ptrTags map[int32][]int32
+	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
+	vars    []int32 // top-level DW_TAG_variable nodes
+	needIdx bool
+	names   *nameCache // shared by every unit of the file; nil disables it
+}
+
+func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
+	n := t.n
+	return &cuConv{t: t, out: out, feat: feat, le: le, addr: addr,
+		idOf: make([]btf.TypeID, n), inTab: make([]bool, n), ptrTags: map[int32][]int32{}}
+}
+
+// collect walks the unit building the type table in dwarf_loader's order:
+// a type's nested types (members' anonymous types, pointer type tags,
+// types declared in function bodies) come before it.
+func (c *cuConv) collect() {
+	c.scope(0, scopeUnit)
+}
+
+type scopeKind uint8
+
+const (
+	scopeUnit scopeKind = iota
+	scopeClass
+	scopeFunc
+	scopeProto
+)
+
+func (c *cuConv) scope(i int32, k scopeKind) {
+	t := c.t
+	t.children(i, func(ch int32) {
+		tag := t.tag(ch)
+		switch k {
+		case scopeClass:
+			switch tag {
+			case dwarf.TagMember, dwarf.TagInheritance, dwarf.TagTemplateTypeParameter,
+				dwarf.TagTemplateValueParameter, dwarf.TagSubrangeType, dwarf.TagVariantPart,
+				tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
+				return
+			}
+		case scopeFunc:
+			switch tag {
+			case dwarf.TagFormalParameter, dwarf.TagVariable, dwarf.TagUnspecifiedParameters,
+				dwarf.TagLabel, tagCallSite, tagCallSiteParam, tagGNUCallSite, tagGNUCallSiteP,
+				dwarf.TagDwarfProcedure, dwarf.TagTemplateTypeParameter,
+				dwarf.TagTemplateValueParameter, tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
+				return
+			case dwarf.TagLexDwarfBlock, dwarf.TagInlinedSubroutine:
+				c.scope(ch, scopeFunc)
+				return
+			}
+		case scopeProto:
+			switch tag {
+			case dwarf.TagFormalParameter, dwarf.TagUnspecifiedParameters, dwarf.TagSubrangeType:
+				return
+			}
+		}
+		c.process(ch, k == scopeUnit)
+	})
+}
+
+// process handles one DIE in a position where dwarf_loader calls
+// die__process_tag.
+func (c *cuConv) process(i int32, top bool) {
+	t := c.t
+	switch t.tag(i) {
+	case dwarf.TagArrayType, dwarf.TagStringType, dwarf.TagBaseType, dwarf.TagConstType,
+		dwarf.TagReferenceType, dwarf.TagRestrictType, dwarf.TagVolatileType, tagAtomicType,
+		dwarf.TagPtrToMemberType, dwarf.TagEnumerationType, dwarf.TagTypedef,
+		dwarf.TagRvalueReferenceType:
+		c.addType(i)
+	case dwarf.TagUnspecifiedType:
+		// hashed but never in the table: references become void
+	case dwarf.TagPointerType:
+		if c.feat.Has(FeatTypeTag) {
+			t.children(i, func(a int32) {
+				if t.tag(a) == tagLLVMAnnotation && t.str(a, dwarf.AttrName) == "btf_type_tag" {
+					c.ptrTags[i] = append(c.ptrTags[i], a)
+					c.addType(a)
+				}
+			})
+		}
+		c.addType(i)
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
+		c.scope(i, scopeClass)
+		c.addType(i)
+	case dwarf.TagNamespace:
+		c.scope(i, scopeUnit)
+	case dwarf.TagSubroutineType:
+		c.scope(i, scopeProto)
+		c.addType(i)
+	case dwarf.TagSubprogram:
+		c.scope(i, scopeFunc)
+		c.funcs = append(c.funcs, i)
+	case dwarf.TagVariable:
+		if top {
+			c.vars = append(c.vars, i)
+		}
+	}
+}
+
+func (c *cuConv) addType(i int32) {
+	c.inTab[i] = true
+	c.order = append(c.order, i)
+}
+
+// typeOf resolves node i's DW_AT_type to its BTF id (0: void, absent,
+// unspecified or not found in the unit).
+func (c *cuConv) typeOf(i int32) btf.TypeID {
+	j := c.t.ref(i, dwarf.AttrType)
+	if j < 0 {
+		return 0
+	}
+	return c.idOf[j]
+}
+
+// emit assigns ids and appends the unit's types to out. idx is updated as
+// pahole's has_index_type/array_index_id.
+func (c *cuConv) emit(idx *IndexState) error {
+	first := c.out.NextID()
+	for k, i := range c.order {
+		c.idOf[i] = first + btf.TypeID(k)
+	}
+	if !idx.Has {
+		idx.ID = first + btf.TypeID(len(c.order))
+		for _, i := range c.order {
+			if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
+				idx.Has, idx.ID = true, c.idOf[i]
+				break
+			}
+		}
+	}
+	strs := c.out.Strings()
+	for _, i := range c.order {
+		if err := c.emitOne(i, idx.ID, strs); err != nil {
+			return err
+		}
+	}
+	if c.needIdx && !idx.Has {
+		c.out.Add(btf.Type{NameOff: strs.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+			btf.MakeIntInfo(btf.IntSigned, 0, 32))
+		idx.Has = true
+	}
+	return nil
+}
+
+func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
+	t := c.t
+	name := func() btf.StrOff { return c.name(i) }
+	ref := func(k btf.Kind, to btf.TypeID, nameOff btf.StrOff) {
+		c.out.Add(btf.Type{NameOff: nameOff, Info: btf.MakeInfo(k, 0, false), SizeOrType: uint32(to)})
+	}
+	switch t.tag(i) {
+	case dwarf.TagBaseType:
+		return c.emitBase(i, strs)
+	case dwarf.TagConstType:
+		ref(btf.KindConst, c.typeOf(i), 0)
+	case dwarf.TagVolatileType:
+		ref(btf.KindVolatile, c.typeOf(i), 0)
+	case dwarf.TagRestrictType:
+		ref(btf.KindRestrict, c.typeOf(i), 0)
+	case dwarf.TagPointerType:
+		to := c.typeOf(i)
+		if tags := c.ptrTags[i]; len(tags) > 0 {
+			to = c.idOf[tags[len(tags)-1]]
+		}
+		ref(btf.KindPtr, to, 0)
+	case tagLLVMAnnotation: // a btf_type_tag of a pointer
+		to := btf.TypeID(0)
+		p := c.parentPtr(i)
+		tags := c.ptrTags[p]
+		for k, a := range tags {
+			if a == i {
+				if k == 0 {
+					to = c.typeOf(p)
+				} else {
+					to = c.idOf[tags[k-1]]
+				}
+			}
+		}
+		ref(btf.KindTypeTag, to, strs.Add(t.str(i, dwarf.AttrConstValue)))
+	case dwarf.TagTypedef:
+		ref(btf.KindTypedef, c.typeOf(i), name())
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+		union := t.tag(i) == dwarf.TagUnionType
+		if t.flag(i, dwarf.AttrDeclaration) {
+			c.out.Add(btf.Type{NameOff: name(), Info: btf.MakeInfo(btf.KindFwd, 0, union)})
+			return nil
+		}
+		return c.emitStruct(i, union, strs)
+	case dwarf.TagArrayType:
+		c.needIdx = true
+		c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
+			uint32(c.typeOf(i)), uint32(indexID), c.arrayElems(i))
+	case dwarf.TagEnumerationType:
+		return c.emitEnum(i, strs)
+	case dwarf.TagSubroutineType:
+		c.emitProto(i, strs)
+	default:
+		return t.errorf(i, elffile.ErrUnsupported, "unsupported DW_TAG %s in BTF", dwarfread.TagName(t.tag(i)))
+	}
+	return nil
+}
+
+// parentPtr finds the pointer whose annotation i is.
+func (c *cuConv) parentPtr(i int32) int32 {
+	for p, tags := range c.ptrTags {
+		for _, a := range tags {
+			if a == i {
+				return p
+			}
+		}
+	}
+	return -1
+}
+
+func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
+	t := c.t
+	name := t.str(i, dwarf.AttrName)
+	bitSize := t.num(i, dwarf.AttrByteSize) * 8
+	enc := t.num(i, dwarf.AttrEncoding)
+	var encoding uint32
+	switch {
+	case enc == ateSigned || enc == ateSignedChar:
+		encoding = btf.IntSigned
+	case enc == ateBoolean:
+		encoding = btf.IntBool
+	case (enc == ateFloat || enc == ateComplexFloat || enc == ateImagFloat) && c.feat.Has(FeatFloat):
+		if enc != ateFloat {
+			return t.errorf(i, elffile.ErrUnsupported, "complex, interval and imaginary float types are not supported")
+		}
+		size := uint32((bitSize + 7) / 8)
+		switch size {
+		case 2, 4, 8, 12, 16:
+		default:
+			return t.errorf(i, elffile.ErrUnsupported, "FLOAT '%s' of invalid size %d", name, size)
+		}
+		c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindFloat, 0, false), SizeOrType: size})
+		return nil
+	}
+	size := uint32((bitSize + 7) / 8)
+	if size == 0 || size&(size-1) != 0 || size > 16 {
+		name, size = "__SANITIZED_FAKE_INT__", 4
+	}
+	c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: size},
+		btf.MakeIntInfo(encoding, 0, size*8))
+	return nil
+}
+
+// arrayElems is the product of all dimensions (pahole flattens
+// multi-dimensional arrays into one ARRAY).
+func (c *cuConv) arrayElems(i int32) uint32 {
+	t := c.t
+	n := uint32(1)
+	t.children(i, func(s int32) {
+		if t.tag(s) != dwarf.TagSubrangeType {
+			return
+		}
+		n *= uint32(t.subrangeCount(s))
+	})
+	return n
+}
+
+// subrangeCount is pahole's attr_upper_bound: upper_bound+1, else count,
+// else 0 (a non-constant bound also gives 0).
+func (t *encTree) subrangeCount(s int32) uint64 {
+	if t.has(s, dwarf.AttrUpperBound) {
+		if v, ok := t.udata(s, dwarf.AttrUpperBound); ok {
+			return v + 1
+		}
+		return 0
+	}
+	v, _ := t.udata(s, dwarf.AttrCount)
+	return v
+}
+
+func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
+	t := c.t
+	var words []uint32
+	kflag := false
+	vlen := uint32(0)
+	t.children(i, func(m int32) {
+		if t.tag(m) != dwarf.TagMember {
+			return
+		}
+		bitOff, bitfield := c.memberOffset(m)
+		if bitfield != 0 {
+			kflag = true
+		}
+		words = append(words, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
+		vlen++
+	})
+	k := btf.KindStruct
+	if union {
+		k = btf.KindUnion
+	}
+	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
+		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
+	return nil
+}
+
+// memberOffset computes a member's BTF bit offset and bitfield size as
+// pahole's class_member__new + class_member__cache_byte_size do.
+func (c *cuConv) memberOffset(m int32) (bitOff, bitfield uint32) {
+	t := c.t
+	bitfield = uint32(t.num(m, dwarf.AttrBitSize))
+	if t.has(m, dwarf.AttrDataBitOffset) {
+		return uint32(t.num(m, dwarf.AttrDataBitOffset)), bitfield
+	}
+	byteOff := int64(t.memberLocation(m))
+	bitOffset := byteOff * 8
+	if bitfield == 0 {
+		return uint32(bitOffset), 0
+	}
+	byteSize := int64(t.num(m, dwarf.AttrByteSize))
+	if byteSize == 0 {
+		byteSize = c.bitfieldBaseSize(m)
+	}
+	if byteSize == 0 {
+		return uint32(bitOffset), bitfield
+	}
+	bfOff := int64(t.num(m, dwarf.AttrBitOffset))
+	if c.le {
+		bfOff = byteSize*8 - bfOff - int64(bitfield)
+	}
+	return uint32(byteOff*8 + bfOff), bitfield
+}
+
+// memberLocation decodes DW_AT_data_member_location: a constant, or a
+// DW_OP_plus_uconst / DW_OP_constu expression.
+func (t *encTree) memberLocation(m int32) uint64 {
+	a, ok := t.attr(m, dwarf.AttrDataMemberLoc)
+	if !ok {
+		return 0
+	}
+	switch a.Class() {
+	case dwarf.ClassConstant:
+		return a.Val
+	case dwarf.ClassExprLoc, dwarf.ClassBlock:
+		if v := a.Block(); len(v) > 0 && (v[0] == 0x23 || v[0] == 0x10) {
+			x, _ := uleb(v[1:])
+			return x
+		}
+	}
+	return 0
+}
+
+func uleb(b []byte) (uint64, int) {
+	var v uint64
+	var s uint
+	for i, c := range b {
+		v |= uint64(c&0x7f) << s
+		s += 7
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return v, len(b)
+}
+
+// bitfieldBaseSize is the byte size of a bitfield's underlying type with
+// typedefs and qualifiers stripped.
+func (c *cuConv) bitfieldBaseSize(m int32) int64 {
+	t := c.t
+	j := t.ref(m, dwarf.AttrType)
+	for n := 0; j >= 0 && n < 64; n++ {
+		switch t.tag(j) {
+		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, tagAtomicType:
+			j = t.ref(j, dwarf.AttrType)
+			continue
+		}
+		break
+	}
+	if j < 0 {
+		return 0
+	}
+	if sz := c.size(j, 0); sz > 0 {
+		return int64(sz)
+	}
+	if t.tag(j) == dwarf.TagEnumerationType {
+		return 4
+	}
+	return 0
+}
+
+// size is pahole's tag__size for a type node (0 when unknown).
+func (c *cuConv) size(j int32, depth int) uint64 {
+	t := c.t
+	if j < 0 || depth > 64 {
+		return 0
+	}
+	switch t.tag(j) {
+	case dwarf.TagStringType:
+		n := t.num(j, dwarf.AttrByteSize)
+		if n == 0 {
+			n = 1
+		}
+		return n
+	case dwarf.TagPointerType, dwarf.TagReferenceType:
+		return uint64(c.addr)
+	case dwarf.TagBaseType:
+		return t.num(j, dwarf.AttrByteSize)
+	case dwarf.TagEnumerationType:
+		n := t.num(j, dwarf.AttrByteSize)
+		if n == 0 {
+			n = 4
+		}
+		return n
+	case dwarf.TagSubroutineType:
+		if n := t.num(j, dwarf.AttrByteSize); n != 0 {
+			return n
+		}
+		return uint64(c.addr)
+	}
+	var sz uint64
+	if next := t.ref(j, dwarf.AttrType); !t.has(j, dwarf.AttrType) {
+		sz = t.num(j, dwarf.AttrByteSize)
+		if sz == 1 && !t.hasChildren(j) {
+			sz = 0
+		}
+	} else {
+		if next < 0 {
+			return 0
+		}
+		sz = c.size(next, depth+1)
+	}
+	if t.tag(j) == dwarf.TagArrayType {
+		return sz * uint64(c.arrayElems(j))
+	}
+	return sz
+}
+
+func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
+	t := c.t
+	sizeBits := t.num(i, dwarf.AttrByteSize) * 8
+	if sizeBits == 0 {
+		sizeBits = 32
+	}
+	size := uint32((sizeBits + 7) / 8)
+	signed := false
+	if j := t.ref(i, dwarf.AttrType); j >= 0 {
+		if e := t.num(j, dwarf.AttrEncoding); e == ateSigned || e == ateSignedChar {
+			signed = true
+		}
+	}
+	enum32 := size <= 4 || !c.feat.Has(FeatEnum64)
+	var words []uint32
+	vlen := uint32(0)
+	kflag := false
+	var err error
+	t.children(i, func(e int32) {
+		if t.tag(e) != dwarf.TagEnumerator || err != nil {
+			return
+		}
+		v, _ := t.udata(e, dwarf.AttrConstValue)
+		n := uint32(c.name(e))
+		switch {
+		case !c.feat.Has(FeatEnum64):
+			words = append(words, n, uint32(v))
+		case enum32:
+			sv := int64(v)
+			if sv < -1<<31 || sv > 1<<32-1 {
+				err = t.errorf(e, elffile.ErrUnsupported, "enumerator value %d does not fit ENUM", sv)
+				return
+			}
+			if sv < 0 {
+				kflag = true
+			}
+			words = append(words, n, uint32(v))
+		default:
+			words = append(words, n, uint32(v), uint32(v>>32))
+		}
+		vlen++
+	})
+	if err != nil {
+		return err
+	}
+	if enum32 {
+		c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(btf.KindEnum, vlen, kflag), SizeOrType: size}, words...)
+	} else {
+		c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(btf.KindEnum64, vlen, signed), SizeOrType: size}, words...)
+	}
+	return nil
+}
+
+func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
+	t := c.t
+	var words []uint32
+	vlen := uint32(0)
+	unspec := false
+	t.children(i, func(p int32) {
+		switch t.tag(p) {
+		case dwarf.TagFormalParameter:
+			words = append(words, uint32(c.name(p)), uint32(c.typeOf(p)))
+			vlen++
+		case dwarf.TagUnspecifiedParameters:
+			unspec = true
+		}
+	})
+	if unspec {
+		words = append(words, 0, 0)
+		vlen++
+	}
+	c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, vlen, false), SizeOrType: uint32(c.typeOf(i))}, words...)
+}
+
+// emitDeclTags adds the DECL_TAGs of structs, unions and typedefs
+// (btf_decl_tag annotations), after all of the unit's types.
+func (c *cuConv) emitDeclTags() {
+	if !c.feat.Has(FeatDeclTag) {
+		return
+	}
+	t := c.t
+	strs := c.out.Strings()
+	for _, i := range c.order {
+		switch t.tag(i) {
+		case dwarf.TagStructType, dwarf.TagUnionType:
+			idx := int32(0)
+			t.children(i, func(m int32) {
+				switch t.tag(m) {
+				case dwarf.TagMember, dwarf.TagInheritance:
+					t.children(m, func(a int32) { c.declTag(a, c.idOf[i], idx, strs) })
+					idx++
+				case tagLLVMAnnotation:
+					c.declTag(m, c.idOf[i], -1, strs)
+				}
+			})
+		case dwarf.TagTypedef:
+			t.children(i, func(a int32) { c.declTag(a, c.idOf[i], -1, strs) })
+		}
+	}
+}
+
+// declTag adds a DECL_TAG if a is a btf_decl_tag annotation.
+func (c *cuConv) declTag(a int32, to btf.TypeID, comp int32, strs *btf.Strings) {
+	t := c.t
+	if t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
+		return
+	}
+	c.out.Add(btf.Type{NameOff: strs.Add(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
+		SizeOrType: uint32(to)}, uint32(comp))
+}

@@ -1,0 +1,111 @@
+package stream
+
+import (
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/encode"
+	"github.com/btfstream/btfstream/stream/merge"
+)
+
+func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error) {
+	var stats EncodeStats
+	if _, err := dwarfread.ParseLangs(opts.LangExclude); err != nil {
+		return nil, stats, elffile.WithFile(path, err)
+	}
+	mem, err := newMemPlan(opts)
+	if err != nil {
+		return nil, stats, elffile.WithFile(path, err)
+	}
+	defer mem.close()
+	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes})
+	if err != nil {
+		return nil, stats, err
+	}
+	defer f.Close()
+	out, err := run(f, opts, mem, &stats)
+	stats.Spilled = mem.budget.Spilled()
+	if err != nil {
+		return nil, stats, elffile.WithFile(path, err)
+	}
+	for id := out.FirstID(); id < out.NextID(); id++ {
+		stats.KindCounts[out.Kind(id)]++
+		stats.Types++
+	}
+	stats.PeakAccounted = mem.budget.Peak()
+	return out, stats, nil
+}
+
+// run reads the symbols, then streams the units through the encoder into
+// the merger in file order, then has the merger finish.
+func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
+	ef := f.ELF()
+	if err := mem.check(f, opts.Jobs); err != nil {
+		return nil, err
+	}
+	feat := opts.Features
+	syms, err := encode.ReadSymbols(ef, func(shndx uint32) bool {
+		return shndx < uint32(len(ef.Sections)) && encode.VarIncluded(ef.Sections[shndx].Name, feat)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if feat.Has(encode.FeatDeclTagKfuncs) {
+		if err := encode.MarkKfuncs(ef, syms); err != nil {
+			return nil, err
+		}
+	}
+	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose})
+	if err != nil {
+		return nil, err
+	}
+	secNames := make([]string, len(ef.Sections))
+	for i := range ef.Sections {
+		secNames[i] = ef.Sections[i].Name
+	}
+	m, err := merge.New(merge.Config{Features: feat, Syms: syms, FuncStrings: enc.FuncStrings(),
+		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, TmpDir: mem.tmpDir,
+		NoDedup: opts.noDedup})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	mem.budget.Add(syms.BytesSize())
+	langSkipped := 0
+	uo := dwarfread.UnitOptions{Jobs: opts.Jobs, LangExclude: opts.LangExclude, NoTypeUnits: true,
+		Budget: mem.budget, Skipped: &langSkipped}
+	for cu, err := range f.Units(uo) {
+		if err != nil {
+			return nil, err
+		}
+		if encode.Skip(cu) {
+			cu.Release()
+			stats.SkippedCUs++
+			continue
+		}
+		stats.CUs++
+		batch := m.NewBatch()
+		u, err := enc.Encode(cu, batch, m.Index())
+		if err != nil {
+			cu.Release()
+			return nil, err
+		}
+		stats.Vars += len(u.Vars)
+		err = m.Add(batch, u)
+		cu.Release()
+		if err != nil {
+			return nil, err
+		}
+		mem.afterUnit(m.Table(), enc.FuncStrings().Len())
+	}
+	stats.SkippedCUs += langSkipped
+	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
+		return nil, err
+	}
+	// What Finish does not need is dropped before it builds the output:
+	// the symbol tables and the encoder (no longer referenced), the page
+	// cache.
+	mem.budget.Add(-syms.BytesSize())
+	ef.DropCache()
+	return m.Finish(ef.Order)
+}

@@ -1,0 +1,172 @@
+package stream
+
+// Memory plan of one encoding (EncodeOptions.MemLimit, issue 6).
+//
+// Everything large is accounted against one spill.Budget:
+//
+//   - CU arenas in flight: the reader Acquires ArenaEstimate(unit length)
+//     before reading a unit's body and corrects it to the arena's footprint
+//     after decoding, so -j decoders wait instead of piling units up;
+//   - the page cache of string and location sections (a share of the
+//     limit, at most 4 MiB);
+//   - the symbol tables (compact, sorted);
+//   - the dedup table, read after every batch from its Spec (type words,
+//     string bytes) times dedupFactor for its hash indexes and maps;
+//   - saved function states, kept in a spill.Store: once the budget is
+//     over, its chunks go to an unlinked zstd temp file in TmpDir and come
+//     back through the Store's bounded cache for the final merge.
+//
+// The Go runtime's soft limit is set to the limit minus runtimeOverhead,
+// so the collector runs harder rather than let the heap grow past it.
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/spill"
+	"github.com/btfstream/btfstream/stream/dwarfread"
+)
+
+// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
+// min(1 GiB, half the machine's RAM).
+func DefaultMemLimit() int64 {
+	lim := int64(1 << 30)
+	if ram := totalRAM(); ram > 0 && ram/2 < lim {
+		lim = ram / 2
+	}
+	return lim
+}
+
+// SoftLimit is the Go runtime soft memory limit EncodeFile uses for a
+// MemLimit (0: the default; negative: none, returned as -1). EncodeFile
+// sets it for its own duration and restores the previous setting; a
+// program that keeps working with the result (validating, marshaling)
+// should set it for its whole run: debug.SetMemoryLimit(SoftLimit(l)).
+func SoftLimit(memLimit int64) int64 {
+	switch {
+	case memLimit == 0:
+		memLimit = DefaultMemLimit()
+	case memLimit < 0:
+		return -1
+	}
+	return max(memLimit-runtimeOverhead-memLimit/16, memLimit/4)
+}
+
+// totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
+func totalRAM() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+const (
+	// runtimeOverhead is what the process holds outside the Go heap:
+	// binary text and data, thread stacks, GC metadata (measured: about
+	// 7 MiB resident on amd64). The soft limit is the limit minus this
+	// and minus a sixteenth of the limit for heap fragmentation.
+	runtimeOverhead = 8 << 20
+	// dedupFactor scales the dedup table's BTF bytes to its whole
+	// footprint (hash indexes, canonical maps, grown slices).
+	dedupFactor = 3
+	// spillFraction is where stores start spilling, as a fraction of the
+	// limit: the accounted tables are about 40% of the Go heap on vmlinux
+	// (measured: 16-18 MiB accounted at a 40 MiB live heap), the rest
+	// being per-unit conversion state and garbage between collections.
+	spillFraction = 0.30
+	// minWorking is what a run needs besides the largest arena and the
+	// tables: the runtime overhead, one unit's conversion state and the
+	// garbage between collections.
+	minWorking = runtimeOverhead + 12<<20
+	// tableShare estimates the dedup table and saved state at the end of
+	// a run from the .debug_info size (vmlinux: 209 MB of .debug_info,
+	// about 20 MiB of tables), capped at maxTables (deduplication makes
+	// it grow far slower than the input).
+	tableShare = 10
+	maxTables  = 24 << 20
+)
+
+// memPlan is the budget of one run and what it derived from it.
+type memPlan struct {
+	budget     *spill.Budget
+	limit      int64 // 0: unlimited
+	tmpDir     string
+	cacheBytes int64
+	prevLimit  int64
+	dedupAcct  int64 // bytes accounted for the dedup table
+	funcsAcct  int64
+}
+
+func newMemPlan(opts EncodeOptions) (*memPlan, error) {
+	limit := opts.MemLimit
+	switch {
+	case limit == 0:
+		limit = DefaultMemLimit()
+	case limit < 0:
+		limit = 0
+	}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: 4 << 20}
+	if limit > 0 {
+		m.cacheBytes = min(m.cacheBytes, max(limit/32, 256<<10))
+		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
+		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
+	} else {
+		m.prevLimit = debug.SetMemoryLimit(-1)
+	}
+	m.budget.Add(m.cacheBytes)
+	return m, nil
+}
+
+func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
+
+// ErrMemLimit is returned when the limit is too small to make progress.
+var ErrMemLimit = fmt.Errorf("memory limit too small")
+
+// check fails early when jobs arenas of the largest unit, with the estimated
+// tables, does not fit the budget, naming the smallest limit that would
+// work (measured on vmlinux: 47M suggested; 48M runs within the limit,
+// 40M finishes but exceeds it by 14%). It reads only the unit headers of
+// .debug_info.
+func (m *memPlan) check(f *dwarfread.File, jobs int) error {
+	if m.limit <= 0 || f.Info() == nil {
+		return nil
+	}
+	largest, err := f.LargestUnit()
+	if err != nil || largest == 0 {
+		return err
+	}
+	need := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + m.cacheBytes + minWorking + min(int64(f.Info().Size)/tableShare, maxTables)
+	if need > m.limit {
+		return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables; use --mem-limit %s or more",
+			ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(need))
+	}
+	return nil
+}
+
+// afterUnit re-accounts the dedup table and the function states after a
+// batch, and spills the states when the budget is over.
+func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) {
+	d := int64(0)
+	if table != nil {
+		d = dedupFactor * (12*int64(table.Len()) + int64(table.Strings().Len()))
+	}
+	m.budget.Add(d - m.dedupAcct)
+	m.dedupAcct = d
+	s := funcStrs
+	m.budget.Add(int64(s) - m.funcsAcct)
+	m.funcsAcct = int64(s)
+}

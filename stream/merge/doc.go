@@ -1,0 +1,30 @@
+// Package merge is the serial end of the pipeline: it takes the units'
+// batches strictly in file order and deduplicates them into one table.
+//
+// # Role
+//
+// Merger.Add hands a unit's batch to dedup.Incremental and maps the few
+// ids that outlive the unit from batch ids to table ids: the array index
+// type, the unit's saved function states (kept in a spill.Store that goes
+// to a zstd temp file when the budget is over) and its DATASEC entries.
+// After the last unit, Funcs merges the function states by name as
+// pahole's btf_encoder__add_saved_funcs does (consistent_func drops a
+// name whose prototypes differ, whose parameters arrive in unexpected
+// registers or whose symbols sit at different addresses), adding
+// FUNC_PROTO, FUNC and DECL_TAG types in name order, then the DATASECs;
+// Finish resolves forward declarations over the table and, for a module,
+// splits the result onto the base BTF.
+//
+// # Invariants
+//
+//   - Batches are added in file order; the output depends only on the
+//     batches and their order, never on timing.
+//   - Between units the merger holds only the table, ids and string
+//     offsets.
+//
+// # Imports
+//
+// merge imports btf, dedup, spill, encode (for its output types) and
+// elffile (errors). It must not import dwarfread or the stream package:
+// it never sees DWARF.
+package merge

@@ -1,0 +1,179 @@
+package merge
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/spill"
+	"github.com/btfstream/btfstream/stream/encode"
+)
+
+// funcKey places a saved function state: its ELF function and its record
+// in the store (records are in save order). Size: 12 bytes.
+type funcKey struct {
+	elf uint32
+	rec spill.RecordID
+	n   uint32 // record length
+}
+
+// funcStore keeps the saved function states of finished units as compact
+// records (ids and string offsets, uvarint-packed) in a spill.Store, which
+// moves them to a zstd temp file when the budget is over. emitFuncs reads
+// them back in windows of ELF names whose records fit window bytes, each
+// window read in record order, so a spilled store is read sequentially.
+type funcStore struct {
+	st     *spill.Store
+	keys   []funcKey
+	window int64
+	buf    []byte
+}
+
+// newFuncStore returns a store accounted against budget, spilling to
+// tmpDir; limit (0: none) sizes the windows read back.
+func newFuncStore(budget *spill.Budget, limit int64, tmpDir string) *funcStore {
+	w := int64(1 << 62)
+	if limit > 0 {
+		w = max(limit/64, 256<<10)
+	}
+	return &funcStore{st: spill.NewStore("function states", tmpDir, budget), window: w}
+}
+
+func (s *funcStore) close() {
+	if s != nil && s.st != nil {
+		s.st.Close()
+	}
+}
+
+const (
+	recUnexpected = 1 << 0
+	recUncertain  = 1 << 1
+)
+
+// put appends one state (its ids already table ids).
+func (s *funcStore) put(st *encode.FuncState) error {
+	b := s.buf[:0]
+	var fl byte
+	if st.Unexpected {
+		fl |= recUnexpected
+	}
+	if st.Uncertain {
+		fl |= recUncertain
+	}
+	b = append(b, fl)
+	b = binary.AppendUvarint(b, uint64(st.Ret))
+	b = binary.AppendUvarint(b, uint64(len(st.Params)))
+	for _, p := range st.Params {
+		b = binary.AppendUvarint(b, uint64(p.Name))
+		b = binary.AppendUvarint(b, uint64(p.Type))
+	}
+	b = binary.AppendUvarint(b, uint64(len(st.Annots)))
+	for _, a := range st.Annots {
+		b = binary.AppendUvarint(b, uint64(a.Value))
+		b = binary.AppendVarint(b, int64(a.Comp))
+	}
+	s.buf = b
+	id, err := s.st.Append(b)
+	if err != nil {
+		return err
+	}
+	s.keys = append(s.keys, funcKey{elf: st.Elf, rec: id, n: uint32(len(b))})
+	return nil
+}
+
+// get decodes record k into st, reusing its slices.
+func (s *funcStore) get(k funcKey, st *encode.FuncState) error {
+	b, err := s.st.Get(k.rec)
+	if err != nil {
+		return err
+	}
+	bad := false
+	u := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	if len(b) == 0 {
+		return fmt.Errorf("function state record %d empty", k.rec)
+	}
+	fl := b[0]
+	b = b[1:]
+	*st = encode.FuncState{Elf: k.elf, Seq: uint32(k.rec), Params: st.Params[:0], Annots: st.Annots[:0],
+		Unexpected: fl&recUnexpected != 0, Uncertain: fl&recUncertain != 0}
+	st.Ret = btf.TypeID(u())
+	np := u()
+	for i := uint64(0); i < np && !bad; i++ {
+		st.Params = append(st.Params, encode.FuncParam{Name: btf.StrOff(u()), Type: btf.TypeID(u())})
+	}
+	na := u()
+	for i := uint64(0); i < na && !bad; i++ {
+		v := btf.StrOff(u())
+		c, n := binary.Varint(b)
+		if n <= 0 {
+			bad = true
+			break
+		}
+		b = b[n:]
+		st.Annots = append(st.Annots, encode.FuncAnnot{Value: v, Comp: int32(c)})
+	}
+	if bad {
+		return fmt.Errorf("function state record %d corrupt", k.rec)
+	}
+	return nil
+}
+
+// windows calls fn with successive runs of the keys sorted by ELF name
+// (stable: save order within a name), each run ending at a name boundary
+// and holding at most window record bytes (or one name), the states
+// decoded in the same order.
+func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
+	keys := s.keys
+	slices.SortStableFunc(keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
+	var states []encode.FuncState
+	var order []int
+	for i := 0; i < len(keys); {
+		j, sum := i, int64(0)
+		for j < len(keys) {
+			k := j + 1
+			for k < len(keys) && keys[k].elf == keys[j].elf {
+				k++
+			}
+			var n int64
+			for _, x := range keys[j:k] {
+				n += int64(x.n) + 64
+			}
+			if j > i && sum+n > s.window {
+				break
+			}
+			sum += n
+			j = k
+		}
+		win := keys[i:j]
+		// Read in record order (sequential in the store), place in key order.
+		order = order[:0]
+		for x := range win {
+			order = append(order, x)
+		}
+		slices.SortFunc(order, func(a, b int) int { return int(win[a].rec) - int(win[b].rec) })
+		if cap(states) < len(win) {
+			states = make([]encode.FuncState, len(win))
+		}
+		states = states[:len(win)]
+		for _, x := range order {
+			if err := s.get(win[x], &states[x]); err != nil {
+				return err
+			}
+		}
+		if err := fn(states); err != nil {
+			return err
+		}
+		i = j
+	}
+	s.keys = nil
+	return nil
+}

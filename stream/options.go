@@ -1,0 +1,108 @@
+package stream
+
+import (
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/encode"
+)
+
+// The --btf_features set, defined by the per-unit encoder and re-exported
+// here with EncodeOptions, whose field it is.
+type (
+	Feature  = encode.Feature
+	Features = encode.Features
+)
+
+// The feature names of pahole 1.31 (see package encode).
+const (
+	FeatEncodeForce       = encode.FeatEncodeForce
+	FeatVar               = encode.FeatVar
+	FeatFloat             = encode.FeatFloat
+	FeatDeclTag           = encode.FeatDeclTag
+	FeatTypeTag           = encode.FeatTypeTag
+	FeatEnum64            = encode.FeatEnum64
+	FeatOptimizedFunc     = encode.FeatOptimizedFunc
+	FeatConsistentFunc    = encode.FeatConsistentFunc
+	FeatDeclTagKfuncs     = encode.FeatDeclTagKfuncs
+	FeatReproducibleBuild = encode.FeatReproducibleBuild
+	FeatDistilledBase     = encode.FeatDistilledBase
+	FeatGlobalVar         = encode.FeatGlobalVar
+	FeatAttributes        = encode.FeatAttributes
+
+	DefaultFeatures = encode.DefaultFeatures
+)
+
+// ErrUnknownFeature is returned by ParseFeaturesStrict for a name pahole
+// does not know.
+var ErrUnknownFeature = encode.ErrUnknownFeature
+
+// ParseFeatures parses a --btf_features list as pahole 1.31 does
+// (encode.ParseFeatures).
+func ParseFeatures(list string) (Features, error) { return encode.ParseFeatures(list) }
+
+// ParseFeaturesStrict is ParseFeatures with --btf_features_strict
+// (encode.ParseFeaturesStrict).
+func ParseFeaturesStrict(list string) (Features, error) { return encode.ParseFeaturesStrict(list) }
+
+// EncodeOptions configures EncodeFile. The zero value is not the kbuild
+// default: start from DefaultEncodeOptions.
+type EncodeOptions struct {
+	// Jobs is how many goroutines decode and convert CUs (<=0: 1). Output
+	// is byte-identical for every value.
+	Jobs int
+	// LangExclude lists DW_LANG names (pahole's --lang_exclude spelling,
+	// e.g. "rust") whose CUs are skipped.
+	LangExclude []string
+	// Features is the parsed --btf_features set.
+	Features Features
+	// Base is the BTF a module's split BTF is encoded against (vmlinux's
+	// .BTF); nil to encode base BTF (vmlinux).
+	Base *btf.Spec
+	// MemLimit is the memory budget in bytes (0: DefaultMemLimit(),
+	// negative: no limit). Arenas in flight, tables and caches are
+	// accounted against it, the Go runtime's soft limit is set from it,
+	// and saved function states spill to TmpDir when it is exceeded.
+	MemLimit int64
+	// TmpDir is where spill files go if the budget is exceeded ("": os.TempDir).
+	TmpDir string
+	// Verbose, when non-nil, receives one line per skipped or dropped item
+	// (function with inconsistent prototype, unsupported tag, ...).
+	Verbose func(msg string)
+
+	// noDedup skips deduplication (tests comparing type sets only).
+	noDedup bool
+}
+
+// DefaultEncodeOptions is what kbuild runs: --btf_features=default with
+// --lang_exclude=rust, one job.
+func DefaultEncodeOptions() EncodeOptions {
+	return EncodeOptions{Jobs: 1, LangExclude: []string{"rust"}, Features: DefaultFeatures}
+}
+
+// EncodeStats counts what an encoding saw and produced.
+type EncodeStats struct {
+	CUs        int // compile units converted (after the language filter)
+	SkippedCUs int // units not converted: excluded by LangExclude, or not compile/partial units
+	Funcs      int // FUNC types emitted
+	Vars       int // VAR types emitted
+	// DroppedFuncs counts functions with a symbol that were left out
+	// (inconsistent prototypes, unsafe optimizations, ...).
+	DroppedFuncs int
+	// KindCounts counts the output types by kind.
+	KindCounts [btf.MaxKind + 1]int
+	// Types is the number of output types (sum of KindCounts).
+	Types int
+	// Spilled is the bytes written to spill files (compressed).
+	Spilled int64
+	// PeakAccounted is the most memory the budget accounted at once.
+	PeakAccounted int64
+}
+
+// EncodeFile reads the DWARF of the ELF file at path (vmlinux, .ko or .o)
+// and returns its BTF, as pahole -J would produce it with the same
+// options: the type graph of pahole 1.31, deduplicated, with FUNC, VAR,
+// DATASEC and DECL_TAG entries. For a module (opts.Base non-nil) the
+// result is a split Spec over opts.Base. The caller writes it out
+// (btf.Marshal, or into an ELF .BTF section).
+func EncodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error) {
+	return encodeFile(path, opts)
+}
