@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // ELF constants (System V gABI, "ELF Header" and "Sections").
@@ -138,7 +139,10 @@ type File struct {
 	Shstrtab []byte
 	byName   map[string]uint32
 	cache    *pageCache
-	nextID   uint64
+	// nextID numbers the paged readers, whose pages share the cache under
+	// readerID<<40 | page: readers are made by the producer and by decode
+	// and consumer goroutines at once, so it is atomic.
+	nextID atomic.Uint64
 }
 
 // Open opens the ELF file at path. The file is read through io.ReaderAt,
@@ -241,8 +245,7 @@ func (f *File) RawPaged(s *SectionHeader) *Paged {
 		return MemPaged(nil)
 	}
 	p := newPaged(f.SectionReader(s), s.Size, f.cache)
-	f.nextID++
-	p.id = f.nextID
+	p.id = f.nextID.Add(1)
 	return p
 }
 

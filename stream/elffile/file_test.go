@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/btfstream/btfstream/stream/internal/testkit"
@@ -138,5 +139,43 @@ func TestELFKernelARM(t *testing.T) {
 	checkELF(t, vmlinux)
 	for _, ko := range kos {
 		checkELF(t, ko)
+	}
+}
+
+// TestRawPagedIDs makes paged readers from several goroutines at once, as
+// the unit producer, the decoders and the consumer do: every reader must
+// get its own page-cache id (two readers with one id would read each
+// other's pages).
+func TestRawPagedIDs(t *testing.T) {
+	f, err := Open(testkit.Named(t, "gcc-dwarf4").Build(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, ok := f.Section(".debug_str")
+	if !ok {
+		t.Fatal("no .debug_str")
+	}
+	const workers, each = 4, 500
+	ids := make([][]uint64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				ids[w] = append(ids[w], f.RawPaged(s).id)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[uint64]bool{}
+	for _, l := range ids {
+		for _, id := range l {
+			if seen[id] {
+				t.Fatalf("page-cache id %d given to two readers", id)
+			}
+			seen[id] = true
+		}
 	}
 }
