@@ -19,52 +19,91 @@ const strCacheBits = 16
 // length) beside the string's data pointer, not a pointer to an entry.
 //
 // Concurrent readers (decode goroutines with Jobs > 1, or callers sharing
-// CUs) are safe without locks: a writer takes the slot by swapping its key
-// to strLocked (or gives up, the string is simply not cached), stores the
-// pointer, then the key; a reader loads key, pointer, key and accepts only
-// if both keys are equal and name its offset. Equal keys seen around a
-// concurrent rewrite name the same offset and length, hence the same bytes.
-// The data pointer keeps the string's memory alive while cached.
+// CUs) are safe without locks. The key and the pointer are two words, so
+// a reader could see the key of one write and the pointer of another; a
+// sequence number (a seqlock) rules that out. A writer takes the slot by
+// moving its sequence from even to odd (or gives up: the string is simply
+// not cached), stores key and pointer, then moves the sequence to the next
+// even value. A reader loads sequence, key, pointer, sequence, and accepts
+// only if both sequences are equal and even, and the key names its offset:
+// then no write overlapped its loads. (Comparing the key twice is not
+// enough: two writes between the reader's loads can restore the key while
+// the pointer it loaded belongs to the other string, an ABA; see
+// TestStrCacheABA.) The data pointer keeps the string's memory alive while
+// cached.
 //
-// Memory: 1<<16 slots of 16 bytes (1 MiB on 64-bit hosts, 768 KiB on
-// 32-bit) plus the cached strings' bytes.
+// Memory: 1<<16 slots of 24 bytes (1.5 MiB) plus the cached strings'
+// bytes.
 type strCache struct {
 	slots [1 << strCacheBits]strSlot
+	// hook, in tests only, runs between a reader's loads (step 1: after
+	// the key, step 2: after the pointer), so a test can interleave writes
+	// deterministically.
+	hook func(step int)
 }
 
+// strSlot is one cache entry. Size: 24 bytes on 32- and 64-bit hosts.
 type strSlot struct {
-	key atomic.Uint64 // (offset+1)<<32 | length; 0 empty, strLocked while written
+	seq atomic.Uint32 // even: stable; odd: being written
+	key atomic.Uint64 // (offset+1)<<32 | length; 0 empty
 	p   atomic.Pointer[byte]
 }
-
-const strLocked = ^uint64(0)
 
 func strCacheSlot(off uint64) uint32 {
 	return uint32((off * 0x9E3779B97F4A7C15) >> (64 - strCacheBits))
 }
 
+// get returns the cached string at off, if any.
+func (c *strCache) get(off uint64) (string, bool) {
+	slot := &c.slots[strCacheSlot(off)]
+	s1 := slot.seq.Load()
+	if s1&1 != 0 {
+		return "", false
+	}
+	k := slot.key.Load()
+	if k>>32 != off+1 {
+		return "", false
+	}
+	if c.hook != nil {
+		c.hook(1)
+	}
+	p := slot.p.Load()
+	if c.hook != nil {
+		c.hook(2)
+	}
+	if slot.seq.Load() != s1 {
+		return "", false
+	}
+	return unsafe.String(p, int(uint32(k))), true
+}
+
+// put caches s as the string at off, unless another goroutine is writing
+// the slot. Offsets and lengths that do not fit 32 bits (never in
+// practice) and empty strings are not cached.
+func (c *strCache) put(off uint64, s string) {
+	if off >= 1<<32-1 || len(s) == 0 || uint64(len(s)) >= 1<<32 {
+		return
+	}
+	slot := &c.slots[strCacheSlot(off)]
+	seq := slot.seq.Load()
+	if seq&1 != 0 || !slot.seq.CompareAndSwap(seq, seq+1) {
+		return
+	}
+	slot.key.Store((off+1)<<32 | uint64(len(s)))
+	slot.p.Store(unsafe.StringData(s))
+	slot.seq.Store(seq + 2)
+}
+
 // debugString returns the .debug_str string at off, through f's cache.
 func (f *File) debugString(off uint64) (string, error) {
-	slot := &f.strs.slots[strCacheSlot(off)]
-	if k := slot.key.Load(); k>>32 == off+1 && k != strLocked {
-		p := slot.p.Load()
-		if slot.key.Load() == k {
-			return unsafe.String(p, int(uint32(k))), nil
-		}
+	if s, ok := f.strs.get(off); ok {
+		return s, nil
 	}
 	b, err := f.stringBytes(secStr, off)
 	if err != nil {
 		return "", err
 	}
 	s := string(b)
-	// Offsets and lengths that do not fit 32 bits (never in practice) and
-	// empty strings are not cached; strLocked's offset is excluded.
-	if off >= 1<<32-2 || len(s) == 0 || uint64(len(s)) >= 1<<32 {
-		return s, nil
-	}
-	if k := slot.key.Load(); k != strLocked && slot.key.CompareAndSwap(k, strLocked) {
-		slot.p.Store(unsafe.StringData(s))
-		slot.key.Store((off+1)<<32 | uint64(len(s)))
-	}
+	f.strs.put(off, s)
 	return s, nil
 }
