@@ -56,7 +56,9 @@ type FormatError struct {
 }
 
 // Error prints `type [42] STRUCT 'foo': msg` for an error at a type (the
-// form of bpftool and pahole), `BTF+0x18: msg` at a byte offset.
+// form of bpftool and pahole), `BTF+0x18: msg` at a byte offset, and
+// `BTF+0x18: type [42] STRUCT 'foo': msg` when it has both (the offset of
+// the type's record in the raw BTF).
 func (e *FormatError) Error() string {
 	switch {
 	case e.ID != 0:
@@ -64,7 +66,11 @@ func (e *FormatError) Error() string {
 		if name == "" {
 			name = "(anon)"
 		}
-		return fmt.Sprintf("type [%d] %s '%s': %s", e.ID, e.Kind, name, e.Msg)
+		s := fmt.Sprintf("type [%d] %s '%s': %s", e.ID, e.Kind, name, e.Msg)
+		if e.Off >= 0 {
+			s = fmt.Sprintf("BTF+%#x: %s", e.Off, s)
+		}
+		return s
 	case e.Off >= 0:
 		return fmt.Sprintf("BTF+%#x: %s", e.Off, e.Msg)
 	}

@@ -78,6 +78,25 @@ func (s *Spec) owner(id TypeID) (*Spec, int) {
 	return nil, -1
 }
 
+// TypeOffset returns the byte offset of local type id's record in the raw
+// BTF the Spec was read from, or would marshal to (a 24-byte header for new
+// Specs, type section first); -1 if id is not local. Errors use it to point
+// at a type; it walks the types before id.
+func (s *Spec) TypeOffset(id TypeID) int64 {
+	if !s.Local(id) {
+		return -1
+	}
+	hdr, typeOff := int64(s.Header.HdrLen), int64(s.Header.TypeOff)
+	if hdr == 0 {
+		hdr = HeaderLen
+	}
+	if s.Header.HdrLen == 0 || !s.fitsHeader(uint32(12*len(s.types)+4*len(s.extra)), uint32(len(s.strings.Bytes()))) {
+		typeOff = 0 // Marshal lays the sections out afresh
+	}
+	i := int(id - s.firstID)
+	return hdr + typeOff + 12*int64(i) + 4*int64(s.extraAt[i])
+}
+
 // Type returns the header record of id. Void and unknown ids give a zero Type.
 func (s *Spec) Type(id TypeID) Type {
 	if sp, i := s.owner(id); sp != nil {

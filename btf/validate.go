@@ -103,9 +103,9 @@ func guessPtrSize(s *Spec) uint32 {
 	return 8
 }
 
-// errAt builds the error for type id.
+// errAt builds the error for type id, located at the type's record.
 func (v *verifier) errAt(id TypeID, format string, a ...any) error {
-	return &FormatError{Off: -1, ID: id, Kind: v.s.Kind(id), Name: v.s.Name(id), Msg: fmt.Sprintf(format, a...), Err: ErrInvalid}
+	return &FormatError{Off: v.s.TypeOffset(id), ID: id, Kind: v.s.Kind(id), Name: v.s.Name(id), Msg: fmt.Sprintf(format, a...), Err: ErrInvalid}
 }
 
 func (v *verifier) errHdr(off int64, format string, a ...any) error {

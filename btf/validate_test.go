@@ -349,3 +349,34 @@ func TestValidateHeaderAndSplit(t *testing.T) {
 		t.Errorf("bad base: %v", err)
 	}
 }
+
+// A type-level error also names the byte offset of the type's record, in
+// the BTF as read (here: a header with the string section first).
+func TestValidateErrorOffset(t *testing.T) {
+	s := NewSpec()
+	s.Add(Type{NameOff: s.Strings().Add("int"), Info: MakeInfo(KindInt, 0, false), SizeOrType: 4}, MakeIntInfo(IntSigned, 0, 32))
+	s.Add(Type{NameOff: 1000, Info: MakeInfo(KindInt, 0, false), SizeOrType: 4}, MakeIntInfo(IntSigned, 0, 32))
+	s.Strings().Add("ab") // 8 bytes of strings: the type section after them stays aligned
+	err := s.Validate()
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.ID != 2 || fe.Off != HeaderLen+16 {
+		t.Fatalf("got %v (%#v)", err, fe)
+	}
+	if want := "BTF+0x28: type [2] INT '(anon)': name offset 1000 beyond string section"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %q, want prefix %q", err, want)
+	}
+	// Strings first, types after them: the offset follows the header.
+	raw := s.Marshal()
+	strs := s.Strings().Bytes()
+	types := raw[HeaderLen : len(raw)-len(strs)]
+	moved := append(append(append([]byte{}, raw[:HeaderLen]...), strs...), types...)
+	binary.LittleEndian.PutUint32(moved[8:], uint32(len(strs)))
+	binary.LittleEndian.PutUint32(moved[16:], 0)
+	p, err := Parse(moved, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(); !errors.As(err, &fe) || fe.Off != int64(HeaderLen+len(strs)+16) {
+		t.Errorf("strings-first layout: got %v", err)
+	}
+}
