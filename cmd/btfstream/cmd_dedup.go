@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/btfstream/btfstream/dedup"
 	"github.com/btfstream/btfstream/stream/elfwrite"
@@ -16,12 +15,11 @@ func runDedup(args []string) int {
 	out := fs.StringP("output", "o", "", "write the deduplicated raw BTF here")
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's")
 	quiet := fs.BoolP("quiet", "q", false, "do not print the type counts")
-	if code, ok := parseOperands(fs, "btfstream dedup IN -o OUT [--base BASE]", args, 1); !ok {
+	if code, ok := parseOperands(fs, "dedup", "btfstream dedup IN -o OUT [--base BASE]", args, "IN"); !ok {
 		return code
 	}
 	if *out == "" {
-		fs.Usage()
-		return 2
+		return usageError("dedup", errUsage("missing -o OUT"))
 	}
 	spec, err := loadWithBase(fs.Arg(0), *base)
 	if err != nil {
@@ -36,7 +34,7 @@ func runDedup(args []string) int {
 		return fail(1, "dedup: %v", err)
 	}
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "%s: %d types -> %d types\n", fs.Arg(0), spec.Len(), res.Len())
+		fmt.Fprintf(stderr, "%s: %d types -> %d types\n", fs.Arg(0), spec.Len(), res.Len())
 	}
 	return 0
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
-	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // runDiff implements `btfstream diff A B [--base BASE]`: it compares two
@@ -21,22 +19,19 @@ func runDiff(args []string) int {
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of both A and B when they are split BTF")
 	maxShown := fs.Int("max", 50, "show at most this many differing types per side (0: all)")
 	quiet := fs.BoolP("quiet", "q", false, "print nothing, only set the exit status")
-	if code, ok := parseOperands(fs, "btfstream diff A B [--base BASE]", args, 2); !ok {
+	if code, ok := parseOperands(fs, "diff", "btfstream diff A B [--base BASE]", args, "A", "B"); !ok {
 		return code
 	}
 	// One base Spec for both: Compare requires split BTF over the same base.
-	var baseSpec *btf.Spec
-	if *base != "" {
-		var err error
-		if baseSpec, err = elffile.LoadBTF(*base, nil); err != nil {
-			return fail(2, "diff: base: %v", err)
-		}
-	}
-	a, err := elffile.LoadBTF(fs.Arg(0), baseSpec)
+	baseSpec, err := loadBase(*base)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	b, err := elffile.LoadBTF(fs.Arg(1), baseSpec)
+	a, err := loadValid(fs.Arg(0), baseSpec)
+	if err != nil {
+		return fail(2, "diff: %v", err)
+	}
+	b, err := loadValid(fs.Arg(1), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
@@ -44,7 +39,7 @@ func runDiff(args []string) int {
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	w := io.Writer(os.Stdout)
+	w := stdout
 	if *quiet {
 		w = io.Discard
 	}

@@ -2,31 +2,40 @@ package main
 
 import (
 	"io"
-	"os"
+
+	"github.com/btfstream/btfstream/btf"
 )
 
 // runDump implements `btfstream dump FILE [--base BASE]`: it prints the
 // types of FILE (raw BTF, or an ELF file's .BTF section) exactly like
-// `bpftool btf dump file FILE [-B BASE] format raw`.
-func runDump(args []string) int { return dump(args, os.Stdout) }
+// `bpftool btf dump file FILE [-B BASE] format raw`. FILE (and BASE) are
+// validated first, as every tool here does; --no-validate prints BTF the
+// kernel would refuse, to look at it.
+func runDump(args []string) int { return dump(args, stdout) }
 
-func dump(args []string, stdout io.Writer) int {
+func dump(args []string, out io.Writer) int {
 	fs := newFlagSet("dump")
 	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's")
-	validate := fs.Bool("validate", false, "also check the BTF against the kernel verifier's rules")
-	if code, ok := parseOperands(fs, "btfstream dump FILE [--base BASE] [--validate]", args, 1); !ok {
+	noValidate := fs.Bool("no-validate", false, "print the types even if the BTF is invalid")
+	fs.Bool("validate", true, "check the BTF against the kernel verifier's rules (the default)")
+	fs.MarkHidden("validate")
+	if code, ok := parseOperands(fs, "dump", "btfstream dump FILE [--base BASE] [--no-validate]", args, "FILE"); !ok {
 		return code
 	}
-	spec, err := loadWithBase(fs.Arg(0), *base)
+	var spec *btf.Spec
+	var err error
+	if *noValidate {
+		var b *btf.Spec
+		if b, err = loadRaw(*base, nil); err == nil {
+			spec, err = loadRaw(fs.Arg(0), b)
+		}
+	} else {
+		spec, err = loadWithBase(fs.Arg(0), *base)
+	}
 	if err != nil {
 		return fail(1, "dump: %v", err)
 	}
-	if *validate {
-		if err := spec.Validate(); err != nil {
-			return fail(1, "dump: %s: %v", fs.Arg(0), err)
-		}
-	}
-	if err := spec.Dump(stdout); err != nil {
+	if err := spec.Dump(out); err != nil {
 		return fail(1, "dump: %v", err)
 	}
 	return 0

@@ -14,74 +14,6 @@ import (
 	"github.com/btfstream/btfstream/stream"
 )
 
-func parseEncode(t *testing.T, args ...string) (*encodeFlags, []string) {
-	t.Helper()
-	var f encodeFlags
-	fs := newEncodeFlagSet(&f)
-	if err := fs.Parse(normalizeEncodeArgs(args)); err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	return &f, fs.Args()
-}
-
-// kbuild's command lines (scripts/Makefile.btf, link-vmlinux.sh,
-// gen-btf.sh, Makefile.modfinal of Linux 6.12 and later) must parse.
-func TestEncodeFlagsKbuild(t *testing.T) {
-	kbuildFeatures := "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs"
-	for _, c := range []struct {
-		args  []string
-		jobs  int
-		feats stream.Features
-		file  string
-	}{
-		{[]string{"-J", "-j", "--btf_features=" + kbuildFeatures, "--lang_exclude=rust", ".tmp_vmlinux1"},
-			0, stream.DefaultFeatures, ".tmp_vmlinux1"},
-		{[]string{"-J", "-j16", "--btf_features=" + kbuildFeatures, "--btf_features=attributes", "--lang_exclude=rust",
-			"--btf_encode_detached=vmlinux.btf.1", "vmlinux.unstripped"},
-			16, stream.DefaultFeatures | stream.Features(stream.FeatAttributes), "vmlinux.unstripped"},
-		{[]string{"-J", "-j1", "--btf_features=" + kbuildFeatures, "--lang_exclude=rust", "--btf_features=distilled_base",
-			"--btf_base", "vmlinux", "fs/xfs/xfs.ko"},
-			1, stream.DefaultFeatures | stream.Features(stream.FeatDistilledBase), "fs/xfs/xfs.ko"},
-		// pahole 1.22-1.25 era flags.
-		{[]string{"-J", "--btf_gen_floats", "-j", "--skip_encoding_btf_inconsistent_proto", "--btf_gen_optimized", "vmlinux"},
-			0, legacyFeatures | stream.Features(stream.FeatFloat|stream.FeatConsistentFunc|stream.FeatOptimizedFunc), "vmlinux"},
-		{[]string{"-J", "--skip_encoding_btf_vars", "--skip_encoding_btf_enum64", "vmlinux"},
-			1, stream.Features(stream.FeatDeclTag | stream.FeatTypeTag), "vmlinux"},
-		{[]string{"--btf_features=+reproducible_build", "--btf-encode-detached", "out.btf", "x.o"},
-			1, stream.DefaultFeatures | stream.Features(stream.FeatReproducibleBuild), "x.o"},
-	} {
-		f, rest := parseEncode(t, c.args...)
-		if len(rest) != 1 || rest[0] != c.file {
-			t.Errorf("%q: files %q", c.args, rest)
-		}
-		if f.jobs != c.jobs {
-			t.Errorf("%q: jobs %d, want %d", c.args, f.jobs, c.jobs)
-		}
-		got, err := f.featureSet()
-		if err != nil || got != c.feats {
-			t.Errorf("%q: features %v (%v), want %v", c.args, got, err, c.feats)
-		}
-		opts, err := f.options()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if opts.Jobs < 1 {
-			t.Errorf("%q: %d jobs", c.args, opts.Jobs)
-		}
-	}
-}
-
-func TestEncodeFlagsStrict(t *testing.T) {
-	f, _ := parseEncode(t, "--btf_features_strict=var,nonesuch", "x.o")
-	if _, err := f.featureSet(); err == nil {
-		t.Error("unknown strict feature accepted")
-	}
-	f, _ = parseEncode(t, "--btf_features=var,nonesuch", "x.o")
-	if fs, err := f.featureSet(); err != nil || fs != stream.Features(stream.FeatVar) {
-		t.Errorf("got %v, %v", fs, err)
-	}
-}
-
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{
 		"0": 0, "4096": 4096, "64k": 64 << 10, "64K": 64 << 10, "512M": 512 << 20, "512MiB": 512 << 20,
@@ -99,19 +31,19 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestEncodeUsage(t *testing.T) {
-	if code := runEncode([]string{"--version"}); code != 0 {
+	if code := runEncode("", []string{"--version"}); code != 0 {
 		t.Errorf("--version: exit %d", code)
 	}
-	if code := runEncode([]string{"x.o"}); code != 2 {
-		t.Errorf("no -J: exit %d, want 2", code)
+	if code := runEncode("", []string{"/nonexistent/x.o"}); code != 1 {
+		t.Errorf("no -J, missing file: exit %d, want 1", code)
 	}
-	if code := runEncode([]string{"-J"}); code != 2 {
+	if code := runEncode("", []string{"-J"}); code != 2 {
 		t.Errorf("no file: exit %d, want 2", code)
 	}
-	if code := runEncode([]string{"-J", "--mem-limit", "lots", "x.o"}); code != 2 {
+	if code := runEncode("", []string{"-J", "--mem-limit", "lots", "x.o"}); code != 2 {
 		t.Errorf("bad --mem-limit: exit %d, want 2", code)
 	}
-	if code := runEncode([]string{"-J", "/nonexistent/vmlinux"}); code != 1 {
+	if code := runEncode("", []string{"-J", "/nonexistent/vmlinux"}); code != 1 {
 		t.Errorf("missing input: exit %d, want 1", code)
 	}
 }
@@ -124,8 +56,8 @@ int sum(struct point *p) { return p->x + (int)p->y; }
 `
 
 // TestEncodeELF runs the encode command on gcc-built objects of three
-// targets: -J adds .BTF in the file's byte order and a second run leaves
-// the file as it was; --btf_encode_detached writes the same bytes.
+// targets: `btfstream FILE` adds .BTF in the file's byte order and a second
+// run, with -J, leaves the file as it was; --btf_encode_detached writes the same bytes.
 func TestEncodeELF(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "point.c")
@@ -148,7 +80,8 @@ func TestEncodeELF(t *testing.T) {
 			if out, err := exec.Command(c.cc, args...).CombinedOutput(); err != nil {
 				t.Skipf("%s: %v\n%s", c.cc, err, out)
 			}
-			if code := runEncode([]string{"-J", "-q", obj}); code != 0 {
+			// No -J: btfstream FILE encodes in place, as -J does.
+			if code := runEncode("", []string{"-q", obj}); code != 0 {
 				if _, _, err := stream.EncodeFile(obj, stream.DefaultEncodeOptions()); err != nil && strings.Contains(err.Error(), "not implemented") {
 					t.Skip("encoder not implemented yet")
 				}
@@ -167,14 +100,14 @@ func TestEncodeELF(t *testing.T) {
 			if len(sec) < 2 || c.order.Uint16(sec) != btf.Magic {
 				t.Fatalf(".BTF does not start with the magic in the file's byte order")
 			}
-			if code := runEncode([]string{"-J", obj}); code != 0 {
+			if code := runEncode("", []string{"-J", obj}); code != 0 {
 				t.Fatalf("second -J: exit %d", code)
 			}
 			if again, _ := os.ReadFile(obj); !bytes.Equal(first, again) {
 				t.Errorf("second -J changed the file")
 			}
 			raw := filepath.Join(dir, c.name+".btf")
-			if code := runEncode([]string{"--btf_encode_detached", raw, obj}); code != 0 {
+			if code := runEncode("", []string{"--btf_encode_detached", raw, obj}); code != 0 {
 				t.Fatalf("detached: exit %d", code)
 			}
 			if b, _ := os.ReadFile(raw); !bytes.Equal(b, sec) {
@@ -188,7 +121,7 @@ func TestEncodeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "trunc.o")
 	os.WriteFile(bad, []byte("\x7fELF\x02\x01\x01"), 0o644)
-	if code := runEncode([]string{"-J", bad}); code != 1 {
+	if code := runEncode("", []string{"-J", bad}); code != 1 {
 		t.Errorf("truncated ELF: exit %d, want 1", code)
 	}
 	if b, _ := os.ReadFile(bad); string(b) != "\x7fELF\x02\x01\x01" {
