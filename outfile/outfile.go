@@ -350,3 +350,7 @@ func Check(path string, need int64) error {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// SetNamedForTest makes Create and Temp use named files, as where O_TMPFILE
+// is missing. For tests of other packages (signal handling); not for use.
+func SetNamedForTest() { noUnnamed = true }

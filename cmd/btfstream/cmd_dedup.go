@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/btfstream/btfstream/dedup"
-	"github.com/btfstream/btfstream/stream/elfwrite"
+	"github.com/btfstream/btfstream/outfile"
 )
 
 // runDedup implements `btfstream dedup IN -o OUT [--base BASE]`: it
@@ -21,6 +21,9 @@ func runDedup(args []string) int {
 	if *out == "" {
 		return usageError("dedup", errUsage("missing -o OUT"))
 	}
+	if err := outfile.Check(*out, 0); err != nil {
+		return fail(1, "dedup: %v", err)
+	}
 	spec, err := loadWithBase(fs.Arg(0), *base)
 	if err != nil {
 		return fail(2, "dedup: %v", err)
@@ -30,7 +33,7 @@ func runDedup(args []string) int {
 		return fail(2, "dedup: %s: %v", fs.Arg(0), err)
 	}
 	res.ByteOrder = spec.ByteOrder
-	if err := elfwrite.WriteFileAtomic(*out, res.Marshal()); err != nil {
+	if err := outfile.WriteFile(*out, res.Marshal()); err != nil {
 		return fail(1, "dedup: %v", err)
 	}
 	if !*quiet {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/outfile"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
 	"github.com/btfstream/btfstream/stream/elfwrite"
@@ -70,6 +71,9 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	}
 	// Errors name the file (*elffile.Error); the BTF is in the target's
 	// byte order, as pahole writes it.
+	if err := checkOutput(in, f.detached); err != nil {
+		return fail(1, "%v", err)
+	}
 	spec, stats, err := stream.EncodeFile(in, opts)
 	if err != nil {
 		return fail(1, "%v", err)
@@ -79,7 +83,7 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	}
 	raw := spec.Marshal()
 	if f.detached != "" {
-		err = elfwrite.WriteFileAtomic(f.detached, raw)
+		err = outfile.WriteFile(f.detached, raw)
 	} else {
 		err = elfwrite.WriteSection(in, ".BTF", raw)
 	}
@@ -90,6 +94,22 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, len(raw), time.Since(start)))
 	}
 	return 0
+}
+
+// checkOutput fails early, before the encoding, when the output cannot be
+// written: its directory is missing or read-only, or its file system lacks
+// room for an estimate of it (in place: a copy of in and its BTF; detached:
+// the BTF, at most a 32nd of the input: vmlinux's is 1.4%).
+func checkOutput(in, detached string) error {
+	st, err := os.Stat(in)
+	if err != nil {
+		return err
+	}
+	btfGuess := st.Size()/32 + 1<<20
+	if detached != "" {
+		return outfile.Check(detached, btfGuess)
+	}
+	return outfile.Check(in, st.Size()+btfGuess)
 }
 
 // summaryLine is the one-line report:

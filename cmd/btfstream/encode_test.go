@@ -131,3 +131,21 @@ func TestEncodeBadInput(t *testing.T) {
 		t.Errorf("left behind: %v", m)
 	}
 }
+
+// TestEncodeOutputCheckedFirst: an output directory that is missing (or a
+// file) is reported before any encoding, naming the output.
+func TestEncodeOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	elfFile := filepath.Join(dir, "prog")
+	self, _ := os.ReadFile(os.Args[0]) // any ELF file passes the input check
+	os.WriteFile(elfFile, self, 0o755)
+	for _, out := range []string{filepath.Join(dir, "missing", "x.btf"), filepath.Join(elfFile, "x.btf")} {
+		code, _, errOut := runCaptured("--btf_encode_detached", out, elfFile)
+		if code != 1 || !strings.HasPrefix(errOut, "btfstream: "+out+": ") {
+			t.Errorf("%s: exit %d, %q", out, code, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %v", ents)
+	}
+}

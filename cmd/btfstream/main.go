@@ -40,6 +40,7 @@ func subcommands() map[string]subcommand {
 }
 
 func main() {
+	exitOnSignal()
 	os.Exit(run(os.Args[1:]))
 }
 
