@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Magic is BTF's magic number, which also tells the byte order.
@@ -62,7 +63,7 @@ type FormatError struct {
 func (e *FormatError) Error() string {
 	switch {
 	case e.ID != 0:
-		name := e.Name
+		name := printable(e.Name)
 		if name == "" {
 			name = "(anon)"
 		}
@@ -78,6 +79,19 @@ func (e *FormatError) Error() string {
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// printable returns s for messages: as is when it is printable ASCII, else
+// with Go escapes (\n, \x89, \u01af), so that an error stays one line
+// whatever bytes a corrupt string section holds.
+func printable(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			q := strconv.QuoteToASCII(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}
 
 // byteOrderOf returns the byte order the magic at data[0:2] is written in.
 func byteOrderOf(data []byte) (binary.ByteOrder, error) {

@@ -216,7 +216,7 @@ func (v *verifier) str(off StrOff) string {
 	if err != nil {
 		return fmt.Sprintf("(invalid offset %d)", off)
 	}
-	return string(b)
+	return printable(string(b))
 }
 
 // lazyDesc names a member only when an error is printed (%s calls String).

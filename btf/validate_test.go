@@ -380,3 +380,14 @@ func TestValidateErrorOffset(t *testing.T) {
 		t.Errorf("strings-first layout: got %v", err)
 	}
 }
+
+// Names with control or non-ASCII bytes are escaped in errors, which stay
+// one line.
+func TestValidateErrorEscapesNames(t *testing.T) {
+	s := NewSpec()
+	s.Add(Type{NameOff: s.Strings().Add("bad\nname\x89"), Info: MakeInfo(KindStruct, 0, false), SizeOrType: 0})
+	err := s.Validate()
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `'bad\nname\x89'`) {
+		t.Errorf("got %q", err)
+	}
+}
