@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
 	"testing"
 )
 
@@ -16,4 +20,25 @@ func TestMain(m *testing.M) {
 		holdOutput() // signals_test.go
 	}
 	os.Exit(m.Run())
+}
+
+// startSelf starts the test binary as a child with cmd's settings. Under
+// `go test -exec qemu-arm` the host cannot run the binary itself (no
+// binfmt_misc), so it is started through qemu-GOARCH as go test did.
+func startSelf(cmd *exec.Cmd) error {
+	err := cmd.Start()
+	if !errors.Is(err, syscall.ENOEXEC) {
+		return err
+	}
+	qemu, lerr := exec.LookPath("qemu-" + map[string]string{"386": "i386", "amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH])
+	if runtime.GOARCH == "arm" {
+		qemu, lerr = exec.LookPath("qemu-arm")
+	}
+	if lerr != nil {
+		return err
+	}
+	again := exec.Command(qemu, append([]string{os.Args[0]}, cmd.Args[1:]...)...)
+	again.Env, again.Stdin, again.Stdout, again.Stderr = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr
+	*cmd = *again
+	return cmd.Start()
 }

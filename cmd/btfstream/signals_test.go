@@ -58,10 +58,15 @@ func TestSignalCleanup(t *testing.T) {
 			if c.named {
 				cmd.Env = append(cmd.Env, "HOLD_NAMED=1")
 			}
-			out, _ := cmd.StdoutPipe()
+			pr, pw, _ := os.Pipe()
+			cmd.Stdout = pw
 			var errOut strings.Builder
 			cmd.Stderr = &errOut
-			if err := cmd.Start(); err != nil {
+			err := startSelf(cmd)
+			pw.Close()
+			out := pr
+			defer pr.Close()
+			if err != nil {
 				t.Fatal(err)
 			}
 			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
