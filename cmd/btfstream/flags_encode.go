@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/btfstream/btfstream/spill"
@@ -42,8 +43,6 @@ type encodeFlags struct {
 	encode         bool
 	detached       string
 	base           string
-	features       []string
-	featuresStrict []string
 	langExclude    string
 	jobs           int
 	verbose, quiet bool
@@ -51,10 +50,10 @@ type encodeFlags struct {
 	numericVersion bool
 	supported      bool
 
-	// legacy[i] is set when legacySwitches[i] is given; genAll is
-	// --btf_gen_all.
-	legacy []bool
-	genAll bool
+	// featureArgs are --btf_features, --btf_features_strict, --btf_gen_all
+	// and the single-feature switches in command-line order, which
+	// pahole's meaning depends on (featureSet).
+	featureArgs []featureArg
 
 	memLimit string
 	tmpDir   string
@@ -84,12 +83,58 @@ var legacySwitches = []struct {
 	{"skip_encoding_btf_inconsistent_proto", stream.FeatConsistentFunc, true, "drop functions whose prototypes differ between CUs"},
 	{"reproducible_build", stream.FeatReproducibleBuild, true, "accepted; output never depends on -j"},
 	{"btf_attributes", stream.FeatAttributes, true, "attributes (kind_flag type and decl tags)"},
-	{"encode_btf_global_vars", stream.FeatGlobalVar, true, "VARs for every global variable, not only per-CPU ones"},
+}
+
+// featureArg is one feature-choosing flag as given: single switch sw of
+// legacySwitches, or (sw < 0) a --btf_features list, strict for
+// --btf_features_strict.
+type featureArg struct {
+	list   string
+	strict bool
+	sw     int
+}
+
+// featureValue records its flag's occurrences in encodeFlags.featureArgs.
+// A single switch is a bool flag (no argument).
+type featureValue struct {
+	f      *encodeFlags
+	strict bool
+	sw     int // -1 for a list
+	list   string
+}
+
+func (v *featureValue) Set(s string) error {
+	if v.sw < 0 && v.list == "" { // a list flag
+		v.f.featureArgs = append(v.f.featureArgs, featureArg{list: s, strict: v.strict, sw: -1})
+		return nil
+	}
+	on, err := strconv.ParseBool(s)
+	if on {
+		v.f.featureArgs = append(v.f.featureArgs, featureArg{list: v.list, sw: v.sw})
+	}
+	return err
+}
+
+func (v *featureValue) String() string { return "" }
+
+func (v *featureValue) Type() string {
+	if v.sw >= 0 || v.list != "" {
+		return "bool"
+	}
+	return "stringArray"
 }
 
 // contentFlags are the flags whose presence means "pahole's meaning":
 // pahole's defaults changed by what they say.
 var contentFlags = []string{"btf_features", "btf_features_strict", "lang_exclude", "btf_gen_all"}
+
+// featureFlag registers a feature-choosing flag.
+func featureFlag(fs *pflag.FlagSet, v *featureValue, name, usage string) {
+	fs.Var(v, name, usage)
+	if v.sw >= 0 || v.list != "" {
+		fs.Lookup(name).NoOptDefVal = "true"
+	}
+}
 
 // A command line without content flags encodes what Linux 6.12's
 // scripts/Makefile.btf asks for: its --btf_features list
@@ -101,8 +146,8 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	fs.BoolVarP(&f.encode, "btf_encode", "J", false, "encode BTF into FILE's .BTF section (what btfstream does without --btf_encode_detached)")
 	fs.StringVar(&f.detached, "btf_encode_detached", "", "write raw BTF to `OUT` instead of changing FILE")
 	fs.StringVar(&f.base, "btf_base", "", "`BASE` BTF (vmlinux ELF or raw) to encode split BTF against, for modules")
-	fs.StringArrayVar(&f.features, "btf_features", nil, "BTF features as pahole: default, +`LIST`, or LIST (repeatable, combined; unknown names ignored)")
-	fs.StringArrayVar(&f.featuresStrict, "btf_features_strict", nil, "features in `LIST` as --btf_features, but unknown names are an error")
+	featureFlag(fs, &featureValue{f: f, sw: -1}, "btf_features", "BTF features as pahole: default, +`LIST`, or LIST (repeatable, combined; unknown names ignored)")
+	featureFlag(fs, &featureValue{f: f, sw: -1, strict: true}, "btf_features_strict", "features in `LIST` as --btf_features, but unknown names are an error")
 	fs.BoolVar(&f.supported, "supported_btf_features", false, "print the known BTF feature names and exit")
 	fs.StringVar(&f.langExclude, "lang_exclude", "", "skip compile units in these `LANGS` (comma-separated, e.g. rust)")
 	fs.IntVarP(&f.jobs, "jobs", "j", 1, "decode with `N` goroutines (-jN, -j N; -j alone: number of CPUs); output is the same for every N")
@@ -112,10 +157,9 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.version, "version", false, "print the pahole version whose behaviour this follows ("+paholeVersion+") and exit;\n"+
 		"kbuild reads it ('btfstream version' prints btfstream's own)")
 	fs.BoolVar(&f.numericVersion, "numeric_version", false, "print that version as a number (131) and exit")
-	fs.BoolVar(&f.genAll, "btf_gen_all", false, "all of pahole's default features")
-	f.legacy = make([]bool, len(legacySwitches))
+	featureFlag(fs, &featureValue{f: f, sw: -1, list: "all"}, "btf_gen_all", "what pahole 1.31 makes of it: --btf_features=all, where 'all' is no feature name")
 	for i, l := range legacySwitches {
-		fs.BoolVar(&f.legacy[i], l.name, false, l.help)
+		featureFlag(fs, &featureValue{f: f, sw: i}, l.name, l.help)
 	}
 	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget (`SIZE`): bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
 		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
@@ -271,43 +315,39 @@ func (f *encodeFlags) options() (stream.EncodeOptions, error) {
 const legacyFeatures = stream.Features(stream.FeatVar | stream.FeatDeclTag | stream.FeatTypeTag | stream.FeatEnum64)
 
 // featureSet is the feature set the flags ask for: kbuild's (Linux 6.12)
-// when no content flag is given; else --btf_features (the union of every
-// occurrence, as pahole does) or pahole's pre-1.26 defaults, with the
-// single switches applied on top.
+// when no content flag is given; else pahole 1.31's meaning, which
+// follows the command-line order: pahole's legacy defaults, which the
+// first --btf_features (or --btf_features_strict, --btf_gen_all) replaces
+// by an empty set before adding its list; later lists add theirs; each
+// single switch turns its feature on or off where it stands.
 func (f *encodeFlags) featureSet() (stream.Features, error) {
 	if !f.explicit {
 		return stream.DefaultFeatures, nil
 	}
-	fs := legacyFeatures
-	if len(f.features)+len(f.featuresStrict) > 0 {
-		fs = 0
-	}
-	for _, l := range f.features {
-		x, err := stream.ParseFeatures(l)
-		if err != nil {
-			return 0, fmt.Errorf("--btf_features=%s: %w", l, err)
-		}
-		fs |= x
-	}
-	for _, l := range f.featuresStrict {
-		x, err := stream.ParseFeaturesStrict(l)
-		if err != nil {
-			return 0, fmt.Errorf("--btf_features_strict=%s: %w (known: %s)", l, err, stream.Features(^uint32(0)))
-		}
-		fs |= x
-	}
-	if f.genAll {
-		fs |= stream.DefaultFeatures
-	}
-	for i, l := range legacySwitches {
-		if !f.legacy[i] {
+	fs, lists := legacyFeatures, 0
+	for _, a := range f.featureArgs {
+		if a.sw >= 0 {
+			l := legacySwitches[a.sw]
+			if l.on {
+				fs |= stream.Features(l.feat)
+			} else {
+				fs &^= stream.Features(l.feat)
+			}
 			continue
 		}
-		if l.on {
-			fs |= stream.Features(l.feat)
-		} else {
-			fs &^= stream.Features(l.feat)
+		if lists == 0 {
+			fs = 0
 		}
+		lists++
+		parse, name := stream.ParseFeatures, "--btf_features"
+		if a.strict {
+			parse, name = stream.ParseFeaturesStrict, "--btf_features_strict"
+		}
+		x, err := parse(a.list)
+		if err != nil {
+			return 0, fmt.Errorf("%s=%s: %w (known: %s)", name, a.list, err, stream.Features(^uint32(0)))
+		}
+		fs |= x
 	}
 	return fs, nil
 }

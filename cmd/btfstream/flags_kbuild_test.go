@@ -29,25 +29,29 @@ const (
 	without611 = stream.DefaultFeatures &^ stream.Features(stream.FeatDeclTagKfuncs)
 )
 
-// TestEncodeFlagsKbuild parses every command line kbuild has given a
-// pahole that says v1.31 (what btfstream --version prints), and the
-// spellings of older pahole versions, as each kernel's scripts wrote them:
+// kbuildCase is a command line and what it must mean.
+type kbuildCase struct {
+	name     string
+	cmd      string // split on spaces
+	jobs     int    // 0: -j alone (number of CPUs)
+	feats    stream.Features
+	langs    []string
+	base     string
+	detached string
+}
+
+// kbuildCases are the command lines kbuild has given a pahole that says
+// v1.31 (what btfstream --version prints), and the spellings of older
+// pahole versions, as each kernel's scripts wrote them:
 // scripts/pahole-flags.sh (5.19-6.6; 6.1's read from Debian's
 // linux-source-6.1), scripts/Makefile.btf (6.7 on; 6.12's from
 // linux-source-6.12), link-vmlinux.sh (`-J ${PAHOLE_FLAGS} ${1}`) and
 // Makefile.modfinal (`-J $(PAHOLE_FLAGS) $(MODULE_PAHOLE_FLAGS) --btf_base
-// vmlinux $@`). Each must keep pahole 1.31's meaning.
-func TestEncodeFlagsKbuild(t *testing.T) {
+// vmlinux $@`); then spellings a person uses, which without a feature flag
+// mean kbuild 6.12's set.
+func kbuildCases() []kbuildCase {
 	rust := []string{"rust"}
-	for _, c := range []struct {
-		name     string
-		cmd      string // split on spaces
-		jobs     int    // 0: -j alone (number of CPUs)
-		feats    stream.Features
-		langs    []string
-		base     string
-		detached string
-	}{
+	return []kbuildCase{
 		// pahole 1.18-1.21 (pahole-flags.sh, link-vmlinux.sh before it).
 		{"5.x pahole 1.18-1.20", "-J --skip_encoding_btf_vars vmlinux", 1,
 			legacyFeatures &^ stream.Features(stream.FeatVar), nil, "", ""},
@@ -92,9 +96,16 @@ func TestEncodeFlagsKbuild(t *testing.T) {
 		{"-J alone: kbuild 6.12's set", "-J vmlinux", 1, kbuildSet, rust, "", ""},
 		{"--mem-limit: kbuild 6.12's set", "--mem-limit 1G vmlinux", 1, kbuildSet, rust, "", ""},
 		{"--lang_exclude alone: pahole's defaults", "-J --lang_exclude=rust vmlinux", 1, legacyFeatures, rust, "", ""},
-		{"--btf_gen_all", "-J --btf_gen_all vmlinux", 1, legacyFeatures | stream.DefaultFeatures, nil, "", ""},
-		{"global vars, attributes switches", "-J --encode_btf_global_vars --btf_attributes vmlinux", 1,
-			legacyFeatures | stream.Features(stream.FeatGlobalVar|stream.FeatAttributes), nil, "", ""},
+		// pahole 1.31: --btf_gen_all is --btf_features=all, and "all" is no
+		// feature name: nothing at all.
+		{"--btf_gen_all", "-J --btf_gen_all vmlinux", 1, 0, nil, "", ""},
+		{"--btf_attributes", "-J --btf_attributes vmlinux", 1, legacyFeatures | stream.Features(stream.FeatAttributes), nil, "", ""},
+		// Order matters to pahole: the first --btf_features drops what
+		// came before it, switches after it still count.
+		{"switch before --btf_features", "-J --btf_gen_floats --btf_features=var vmlinux", 1, stream.Features(stream.FeatVar), nil, "", ""},
+		{"switch after --btf_features", "-J --btf_features=var --btf_gen_floats vmlinux", 1, stream.Features(stream.FeatVar | stream.FeatFloat), nil, "", ""},
+		{"skip after --btf_features", "-J --btf_features=decl_tag,var --skip_encoding_btf_decl_tag vmlinux", 1, stream.Features(stream.FeatVar), nil, "", ""},
+		{"--btf_features_strict then a list", "-J --btf_features_strict=var --btf_features=float vmlinux", 1, stream.Features(stream.FeatVar | stream.FeatFloat), nil, "", ""},
 		{"-Jj4", "-Jj4 vmlinux", 4, kbuildSet, rust, "", ""},
 		{"-JVj4 cluster", "-JVj4 vmlinux", 4, kbuildSet, rust, "", ""},
 		{"-Jj alone", "-Jj vmlinux", 0, kbuildSet, rust, "", ""},
@@ -104,7 +115,13 @@ func TestEncodeFlagsKbuild(t *testing.T) {
 		{"--jobs=2, dashes", "--jobs=2 --btf-encode-detached out.btf vmlinux", 2, kbuildSet, rust, "", "out.btf"},
 		{"-j=5", "-j=5 vmlinux", 5, kbuildSet, rust, "", ""},
 		{"a value that looks like -j", "--btf_encode_detached -jfoo vmlinux", 1, kbuildSet, rust, "", "-jfoo"},
-	} {
+	}
+}
+
+// TestEncodeFlagsKbuild parses every kbuildCase: each must keep pahole
+// 1.31's meaning (TestKbuildSpellingsVsPahole runs pahole on them).
+func TestEncodeFlagsKbuild(t *testing.T) {
+	for _, c := range kbuildCases() {
 		t.Run(c.name, func(t *testing.T) {
 			args := strings.Fields(c.cmd)
 			f, rest := parseEncode(t, args...)
