@@ -4,26 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 
+	"github.com/btfstream/btfstream/outfile"
 	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // WriteSection puts data into section name (".BTF") of the ELF file at
 // path, replacing the section or adding it, like `pahole -J`. The file is
-// rewritten atomically: a temporary file in the same directory is filled by
-// copying the input range by range, synced and renamed over path, with
-// path's permission bits. On any error path is untouched and the temporary
-// file removed. A symbolic link is followed and its target replaced; hard
-// links to the old file keep the old contents.
+// rewritten atomically through an outfile.File: the input is copied range
+// by range into an unnamed file in the same directory, the planned pieces
+// written, and the result linked over path with path's permission bits
+// (outfile). Until then path is not written; on any error, a signal or a
+// crash it is untouched and nothing is left beside it. A symbolic link is
+// followed and its target replaced; hard links to the old file keep the
+// old contents.
 func WriteSection(path, name string, data []byte) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return &elffile.Error{File: path, Err: err}
 	}
-	f, st, e, err := openELFLayout(path, real)
+	f, _, e, err := openELFLayout(path, real)
 	if err != nil {
 		return err
 	}
@@ -32,7 +34,18 @@ func WriteSection(path, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(real, path, st.Mode(), func(w *os.File) error { return plan.write(w, f) })
+	o, err := outfile.Create(path)
+	if err != nil {
+		return &elffile.Error{File: path, Msg: "creating the output", Err: ioErr(err)}
+	}
+	if err := plan.write(o, f); err != nil {
+		o.Abort()
+		return err
+	}
+	if err := o.Commit(); err != nil {
+		return &elffile.Error{File: path, Err: ioErr(err)}
+	}
+	return nil
 }
 
 // Check reads the ELF, program and section headers and the section
@@ -72,100 +85,39 @@ func openELFLayout(path, real string) (*os.File, os.FileInfo, *layout, error) {
 	return f, st, e, nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed over path, so readers see the old or the new
-// file, never a part. An existing file's permission bits are kept; a new
-// file gets 0666 less the umask. A path that exists and is not a regular
-// file (/dev/null, a pipe) is written directly.
+// WriteFileAtomic writes data to path through an outfile.File, so readers
+// see the old or the new file, never a part, and nothing is left behind on
+// an error, a signal or a crash. An existing file's permission bits are
+// kept; a new file gets 0666 less the umask. A path that exists and is not
+// a regular file (/dev/null, a pipe) is written directly.
 func WriteFileAtomic(path string, data []byte) error {
-	st, err := os.Stat(path)
-	switch {
-	case err == nil && !st.Mode().IsRegular():
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return &elffile.Error{File: path, Err: err}
-		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return &elffile.Error{File: path, Err: err}
-		}
-		if err := f.Close(); err != nil {
-			return &elffile.Error{File: path, Err: err}
-		}
-		return nil
-	case err == nil:
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return &elffile.Error{File: path, Err: err}
-		}
-		return replaceFile(real, path, st.Mode(), func(w *os.File) error { return writeAll(w, path, data) })
-	case errors.Is(err, os.ErrNotExist):
-		return replaceFile(path, path, 0, func(w *os.File) error { return writeAll(w, path, data) })
-	}
-	return &elffile.Error{File: path, Err: err}
-}
-
-func writeAll(w *os.File, name string, data []byte) error {
-	if _, err := w.Write(data); err != nil {
-		return &elffile.Error{File: name, Msg: fmt.Sprintf("writing %d bytes", len(data)), Err: err}
+	if err := outfile.WriteFile(path, data); err != nil {
+		return &elffile.Error{File: path, Err: ioErr(err)}
 	}
 	return nil
 }
 
-// replaceFile creates a temporary file next to real, lets fill write it,
-// then syncs it, sets mode (unless 0) and renames it to real. name is the
-// path to print in errors.
-func replaceFile(real, name string, mode os.FileMode, fill func(*os.File) error) (err error) {
-	dir := filepath.Dir(real)
-	tmp, err := createTemp(dir, filepath.Base(real))
-	if err != nil {
-		return &elffile.Error{File: name, Msg: "creating a temporary file in " + dir, Err: err}
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := fill(tmp); err != nil {
-		return err
-	}
-	if mode != 0 {
-		if err := tmp.Chmod(mode & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)); err != nil {
-			return &elffile.Error{File: tmp.Name(), Err: err}
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		return &elffile.Error{File: tmp.Name(), Msg: "sync", Err: err}
-	}
-	if err := tmp.Close(); err != nil {
-		return &elffile.Error{File: tmp.Name(), Msg: "close", Err: err}
-	}
-	if err := os.Rename(tmp.Name(), real); err != nil {
-		return &elffile.Error{File: name, Err: err}
-	}
-	// Make the rename durable; a failure here leaves a complete file.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+// output is what write fills: an outfile.File (its Name is the user's
+// path; ReadFrom lets the kernel copy the input).
+type output interface {
+	io.Writer
+	io.WriterAt
+	Truncate(size int64) error
+	Name() string
 }
 
-// createTemp creates a new file ".BASE.btfstream-RANDOM" in dir with mode
-// 0666 less the umask.
-func createTemp(dir, base string) (*os.File, error) {
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.btfstream-%08x", base, rand.Uint32()))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil || !errors.Is(err, os.ErrExist) || try == 100 {
-			return f, err
-		}
+// ioErr strips the *os.PathError around an I/O error: the *elffile.Error
+// that carries it names the file already.
+func ioErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
+	return err
 }
 
 // write builds the output in w: the input's [0, cut), then the pieces.
-func (p *elfPlan) write(w *os.File, r io.ReaderAt) error {
+func (p *elfPlan) write(w output, r io.ReaderAt) error {
 	var src io.Reader = io.NewSectionReader(r, 0, int64(p.cut))
 	if f, ok := r.(*os.File); ok {
 		// A LimitedReader over an *os.File lets the kernel copy
@@ -179,7 +131,7 @@ func (p *elfPlan) write(w *os.File, r io.ReaderAt) error {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("copying %#x bytes of the input (%d done)", p.cut, n), Err: err}
+		return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("copying %#x bytes of the input (%d done)", p.cut, n), Err: ioErr(err)}
 	}
 	var zeros []byte
 	for _, pc := range p.pieces {
@@ -191,19 +143,19 @@ func (p *elfPlan) write(w *os.File, r io.ReaderAt) error {
 			}
 			k := min(left, uint64(len(zeros)))
 			if _, err := w.WriteAt(zeros[:k], int64(off)); err != nil {
-				return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("write at offset %#x", off), Err: err}
+				return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("write at offset %#x", off), Err: ioErr(err)}
 			}
 			off += k
 			left -= k
 		}
 		if len(data) > 0 {
 			if _, err := w.WriteAt(data, int64(off)); err != nil {
-				return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("write of %d bytes at offset %#x", len(data), off), Err: err}
+				return &elffile.Error{File: w.Name(), Msg: fmt.Sprintf("write of %d bytes at offset %#x", len(data), off), Err: ioErr(err)}
 			}
 		}
 	}
 	if err := w.Truncate(int64(p.size)); err != nil {
-		return &elffile.Error{File: w.Name(), Msg: "truncate", Err: err}
+		return &elffile.Error{File: w.Name(), Msg: "truncate", Err: ioErr(err)}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/outfile"
 	"github.com/btfstream/btfstream/stream/elffile"
 )
 
@@ -335,16 +336,27 @@ func TestWriteELFSectionBadInput(t *testing.T) {
 			t.Errorf("err %v, want a /dev/full error", err)
 		}
 	})
-	t.Run("fill fails", func(t *testing.T) {
-		p := filepath.Join(dir, "keep.btf")
+	t.Run("input shorter than planned", func(t *testing.T) {
+		// The copy fails half way: the error names the user's path (not
+		// a temporary file), the path keeps its contents, nothing is left.
+		p := filepath.Join(dir, "keep.ko")
 		os.WriteFile(p, []byte("old"), 0o640)
-		boom := errors.New("boom")
-		err := replaceFile(p, p, 0o640, func(w *os.File) error {
-			w.Write([]byte("partial"))
-			return boom
-		})
-		if !errors.Is(err, boom) {
-			t.Fatalf("err %v", err)
+		e, err := readLayout(path, bytes.NewReader(good), int64(len(good)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := e.planSection(".BTF", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := outfile.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = plan.write(o, bytes.NewReader(good[:len(good)/2]))
+		o.Abort()
+		if err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Contains(err.Error(), "btfstream-") {
+			t.Fatalf("err %v, want one naming %s", err, p)
 		}
 		if b, _ := os.ReadFile(p); string(b) != "old" {
 			t.Errorf("file now %q", b)
