@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
 	"github.com/btfstream/btfstream/stream/elffile"
@@ -74,13 +76,16 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	langSkipped := 0
 	uo := dwarfread.UnitOptions{Jobs: opts.Jobs, LangExclude: opts.LangExclude, NoTypeUnits: true,
 		Budget: mem.budget, Skipped: &langSkipped}
+	progress := newProgress(f, opts.Progress)
 	for cu, err := range f.Units(uo) {
 		if err != nil {
 			return nil, err
 		}
+		off, n := cu.Offset(), cu.Length()
 		if encode.Skip(cu) {
 			cu.Release()
 			stats.SkippedCUs++
+			progress.unit(off, n)
 			continue
 		}
 		stats.CUs++
@@ -97,7 +102,9 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 			return nil, err
 		}
 		mem.afterUnit(m.Table(), enc.FuncStrings().Len())
+		progress.unit(off, n)
 	}
+	progress.done()
 	stats.SkippedCUs += langSkipped
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
 		return nil, err
@@ -108,4 +115,49 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	mem.budget.Add(-syms.BytesSize())
 	ef.DropCache()
 	return m.Finish(ef.Order)
+}
+
+// progressReport turns units seen into EncodeOptions.Progress calls. A
+// unit's position among the unit headers counts those the language filter
+// skipped before it too.
+type progressReport struct {
+	fn     func(Progress)
+	starts []uint64
+	p      Progress
+}
+
+func newProgress(f *dwarfread.File, fn func(Progress)) *progressReport {
+	r := &progressReport{fn: fn}
+	if fn == nil {
+		return r
+	}
+	r.starts, _ = f.UnitStarts() // a bad header fails the run elsewhere
+	r.p.TotalUnits = len(r.starts)
+	if info := f.Info(); info != nil && !info.Compressed() {
+		r.p.Total = int64(info.Size)
+	}
+	return r
+}
+
+// unit reports the unit at offset off of length n done.
+func (r *progressReport) unit(off, n uint64) {
+	if r.fn == nil {
+		return
+	}
+	i, _ := slices.BinarySearch(r.starts, off)
+	r.p.Units = max(r.p.Units+1, i+1)
+	if r.p.TotalUnits > 0 {
+		r.p.Units = min(r.p.Units, r.p.TotalUnits)
+	}
+	r.p.Read = int64(off + n)
+	r.fn(r.p)
+}
+
+func (r *progressReport) done() {
+	if r.fn == nil {
+		return
+	}
+	r.p.Units = max(r.p.Units, r.p.TotalUnits)
+	r.p.Read = max(r.p.Read, r.p.Total)
+	r.fn(r.p)
 }

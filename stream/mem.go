@@ -119,9 +119,8 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	case limit < 0:
 		limit = 0
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: 4 << 20}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: cacheBytesFor(limit)}
 	if limit > 0 {
-		m.cacheBytes = min(m.cacheBytes, max(limit/32, 256<<10))
 		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
 	} else {
@@ -136,25 +135,76 @@ func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
 // ErrMemLimit is returned when the limit is too small to make progress.
 var ErrMemLimit = fmt.Errorf("memory limit too small")
 
-// check fails early when jobs arenas of the largest unit, with the estimated
-// tables, does not fit the budget, naming the smallest limit that would
-// work (measured on vmlinux: 47M suggested; 48M runs within the limit,
-// 40M finishes but exceeds it by 14%). It reads only the unit headers of
-// .debug_info.
-func (m *memPlan) check(f *dwarfread.File, jobs int) error {
-	if m.limit <= 0 || f.Info() == nil {
-		return nil
+// cacheBytesFor is the page cache of string and location sections a limit
+// gets: a 32nd of it, between 256 KiB and 4 MiB (4 MiB without a limit).
+func cacheBytesFor(limit int64) int64 {
+	if limit <= 0 {
+		return 4 << 20
+	}
+	return min(4<<20, max(limit/32, 256<<10))
+}
+
+// memFloor is the smallest limit, in whole MiB, whose plan holds jobs
+// arenas of the largest unit (largest bytes of .debug_info), the page cache
+// that limit itself gets, the working set and the tables estimated from
+// the .debug_info size. It is the one place the floor is computed: check
+// refuses exactly the limits below it and quotes it, MemFloor returns it.
+// (Measured on Debian's 6.12 cloud vmlinux: 46M at -j1; the run then
+// stays within about 5% of the limit.)
+func memFloor(largest, infoSize uint64, jobs int) int64 {
+	const mib = 1 << 20
+	fixed := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + minWorking + min(int64(infoSize)/tableShare, maxTables)
+	// The cache grows with the limit (by at most a 32nd of it), so the
+	// first whole MiB that holds fixed plus its own cache is the floor.
+	floor := (fixed + cacheBytesFor(fixed) + mib - 1) / mib * mib
+	for fixed+cacheBytesFor(floor) > floor {
+		floor += mib
+	}
+	return floor
+}
+
+// MemFloor returns the smallest EncodeOptions.MemLimit with which
+// EncodeFile takes the file at path with jobs decoders (0: no floor is
+// known, as for a compressed .debug_info). It reads the ELF headers and
+// the unit headers of .debug_info only.
+func MemFloor(path string, jobs int) (int64, error) {
+	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: 256 << 10})
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return fileMemFloor(f, jobs)
+}
+
+func fileMemFloor(f *dwarfread.File, jobs int) (int64, error) {
+	if f.Info() == nil {
+		return 0, nil
 	}
 	largest, err := f.LargestUnit()
 	if err != nil || largest == 0 {
+		return 0, err
+	}
+	return memFloor(largest, f.Info().Size, jobs), nil
+}
+
+// check fails early, before any unit is decoded, when the limit is below
+// the file's floor (memFloor), naming the floor. It reads only the unit
+// headers of .debug_info.
+func (m *memPlan) check(f *dwarfread.File, jobs int) error {
+	if m.limit <= 0 {
+		return nil
+	}
+	floor, err := fileMemFloor(f, jobs)
+	if err != nil || m.limit >= floor {
 		return err
 	}
-	need := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + m.cacheBytes + minWorking + min(int64(f.Info().Size)/tableShare, maxTables)
-	if need > m.limit {
-		return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables; use --mem-limit %s or more",
-			ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(need))
+	largest, _ := f.LargestUnit()
+	fewer := ""
+	if jobs > 1 {
+		fewer = " (or fewer -j jobs)"
 	}
-	return nil
+	return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables; use --mem-limit %s or more%s",
+		ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor), fewer)
 }
 
 // afterUnit re-accounts the dedup table and the function states after a

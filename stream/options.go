@@ -67,9 +67,22 @@ type EncodeOptions struct {
 	// Verbose, when non-nil, receives one line per skipped or dropped item
 	// (function with inconsistent prototype, unsupported tag, ...).
 	Verbose func(msg string)
+	// Progress, when non-nil, is called from the encoding goroutine after
+	// each unit of .debug_info and once at the end (Units == TotalUnits).
+	// It must return quickly; the CLI draws a status line with it.
+	Progress func(Progress)
 
 	// noDedup skips deduplication (tests comparing type sets only).
 	noDedup bool
+}
+
+// Progress is how far an encoding is: units of .debug_info done (encoded,
+// or skipped by the language filter) and bytes of .debug_info behind them
+// (uncompressed). TotalUnits and Total are 0 when unknown (a compressed
+// .debug_info).
+type Progress struct {
+	Units, TotalUnits int
+	Read, Total       int64
 }
 
 // DefaultEncodeOptions is what kbuild runs: --btf_features=default with

@@ -301,17 +301,34 @@ func (u *unitReader) parseHeader(h *unitHeader, data []byte, lenSize uint64) err
 // reading only the unit headers (0 if there is none, or if the section is
 // compressed: its units are only known once inflated).
 func (f *File) LargestUnit() (uint64, error) {
+	var largest uint64
+	err := f.scanUnitHeaders(func(_, total uint64) { largest = max(largest, total) })
+	return largest, err
+}
+
+// UnitStarts returns the section offsets of the units of .debug_info in
+// file order, reading only the unit headers (nil if the section is
+// compressed). Progress reports count units with it.
+func (f *File) UnitStarts() ([]uint64, error) {
+	var starts []uint64
+	err := f.scanUnitHeaders(func(off, _ uint64) { starts = append(starts, off) })
+	return starts, err
+}
+
+// scanUnitHeaders calls fn with the offset and the length (header
+// included) of each unit of .debug_info, up to the first malformed one
+// (the reader reports those itself).
+func (f *File) scanUnitHeaders(fn func(off, total uint64)) error {
 	s := f.info
 	if s == nil || s.Compressed() {
-		return 0, nil
+		return nil
 	}
 	r := f.elf.SectionReader(s)
 	var hdr [12]byte
-	var largest uint64
 	order := f.ByteOrder()
 	for off := uint64(0); off+4 <= s.Size; {
 		if _, err := r.ReadAt(hdr[:4], int64(off)); err != nil {
-			return 0, &elffile.Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: elffile.ErrFormat}
+			return &elffile.Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: elffile.ErrFormat}
 		}
 		n, hs := uint64(order.Uint32(hdr[:4])), uint64(4)
 		if n == 0xffffffff {
@@ -319,15 +336,15 @@ func (f *File) LargestUnit() (uint64, error) {
 				break
 			}
 			if _, err := r.ReadAt(hdr[:12], int64(off)); err != nil {
-				return 0, &elffile.Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: elffile.ErrFormat}
+				return &elffile.Error{File: f.name, Section: s.Name, Offset: off, Msg: "unit header", Err: elffile.ErrFormat}
 			}
 			n, hs = order.Uint64(hdr[4:]), 12
 		}
 		if n == 0 || n > s.Size-off-hs {
 			break // the reader reports malformed units itself
 		}
-		largest = max(largest, n+hs)
+		fn(off, n+hs)
 		off += n + hs
 	}
-	return largest, nil
+	return nil
 }
