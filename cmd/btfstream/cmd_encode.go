@@ -49,6 +49,18 @@ func runEncode(sub string, args []string) int {
 	if err != nil {
 		return usageError(sub, err)
 	}
+	if f.memFloor {
+		floor, err := stream.MemFloor(fs.Arg(0), opts.Jobs)
+		switch {
+		case err != nil:
+			return fail(1, "%v", err)
+		case floor == 0:
+			fmt.Fprintln(stdout, "unknown (compressed or no .debug_info)")
+		default:
+			fmt.Fprintln(stdout, spill.FormatSize(floor))
+		}
+		return 0
+	}
 	return encode(fs.Arg(0), &f, opts)
 }
 
@@ -74,7 +86,13 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	if err := checkOutput(in, f.detached); err != nil {
 		return fail(1, "%v", err)
 	}
+	if wantProgress(f.progress, f.quiet) {
+		line := newProgressLine(stderr, in)
+		opts.Progress = func(p stream.Progress) { line.Update(p.Units, p.TotalUnits, p.Read) }
+		showProgress(line)
+	}
 	spec, stats, err := stream.EncodeFile(in, opts)
+	showProgress(nil)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

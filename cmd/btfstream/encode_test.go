@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,5 +148,30 @@ func TestEncodeOutputCheckedFirst(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("left %v", ents)
+	}
+}
+
+// TestMemFloorQuoted: --mem-floor prints the floor, a limit 1M below it is
+// refused before encoding with an error quoting that same value, and the
+// floor itself works.
+func TestMemFloorQuoted(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile(filepath.Join("testdata", "corrupt", "point.o"))
+	obj := filepath.Join(dir, "point.o")
+	os.WriteFile(obj, src, 0o644)
+	for _, jobs := range []string{"-j1", "-j3"} {
+		code, out, errOut := runCaptured("--mem-floor", jobs, obj)
+		floor, err := parseSize(strings.TrimSpace(out))
+		if code != 0 || err != nil || floor < 1<<20 {
+			t.Fatalf("--mem-floor %s: exit %d, %q %q", jobs, code, out, errOut)
+		}
+		below := fmt.Sprintf("%dM", floor>>20-1)
+		code, _, errOut = runCaptured("--mem-limit", below, jobs, "--btf_encode_detached", filepath.Join(dir, "x.btf"), obj)
+		if want := "use --mem-limit " + strings.TrimSpace(out) + " or more"; code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("--mem-limit %s %s: exit %d, %q; want it to say %q", below, jobs, code, errOut, want)
+		}
+		if code, _, errOut := runCaptured("--mem-limit", strings.TrimSpace(out), jobs, "--btf_encode_detached", filepath.Join(dir, "x.btf"), obj); code != 0 {
+			t.Errorf("--mem-limit %s %s (the floor): exit %d, %s", out, jobs, code, errOut)
+		}
 	}
 }

@@ -94,6 +94,7 @@ func cmdName(sub string) string {
 
 // fail prints an error as "btfstream: ..." and returns exit code code.
 func fail(code int, format string, a ...any) int {
+	showProgress(nil)
 	fmt.Fprintf(stderr, "btfstream: "+format+"\n", a...)
 	return code
 }

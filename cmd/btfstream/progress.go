@@ -39,7 +39,11 @@ func (p *progressLine) Update(done, total int, read int64) {
 		return
 	}
 	p.last, p.drawn = now, true
-	fmt.Fprintf(p.w, "\rbtfstream: %s: %d/%d units, %.1f MiB read, %.1fs\x1b[K", p.name, done, total,
+	units := fmt.Sprintf("%d/%d", done, total)
+	if total == 0 {
+		units = fmt.Sprint(done) // a compressed .debug_info: the count is unknown
+	}
+	fmt.Fprintf(p.w, "\rbtfstream: %s: %s units, %.1f MiB read, %.1fs\x1b[K", p.name, units,
 		float64(read)/(1<<20), now.Sub(p.start).Seconds())
 }
 
@@ -51,6 +55,23 @@ func (p *progressLine) done() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.drawn = false
 	}
+}
+
+// active is the line on screen, which fail and the signal handler erase
+// before they print.
+var active struct {
+	sync.Mutex
+	line *progressLine
+}
+
+// showProgress makes line the active one (nil: erase the active line).
+func showProgress(line *progressLine) {
+	active.Lock()
+	defer active.Unlock()
+	if active.line != nil && line == nil {
+		active.line.done()
+	}
+	active.line = line
 }
 
 // wantProgress decides --progress: auto draws only when stderr is a

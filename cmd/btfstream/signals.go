@@ -23,6 +23,7 @@ func exitOnSignal() {
 	go func() {
 		s := <-c
 		outfile.Cleanup()
+		showProgress(nil)
 		fmt.Fprintf(os.Stderr, "btfstream: stopped by %v\n", s)
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
