@@ -42,7 +42,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 // the merger in file order, then has the merger finish.
 func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
 	ef := f.ELF()
-	if err := mem.check(f, opts.Jobs); err != nil {
+	if err := mem.check(f, opts); err != nil {
 		return nil, err
 	}
 	feat := opts.Features

@@ -92,6 +92,12 @@ const (
 	// tables: the runtime overhead, one unit's conversion state and the
 	// garbage between collections.
 	minWorking = runtimeOverhead + 12<<20
+	// baseFactor scales a module's base BTF bytes (types and strings) to
+	// what it holds in memory: the parsed Spec with its string index and
+	// the dedup index over it (measured with the 6.12 vmlinux as base, 4.5
+	// MiB: tcp_bbr.ko, the smallest module, peaks at 39 MiB, of which 21
+	// are the working set).
+	baseFactor = 4
 	// tableShare estimates the dedup table and saved state at the end of
 	// a run from the .debug_info size (vmlinux: 209 MB of .debug_info,
 	// about 20 MiB of tables), capped at maxTables (deduplication makes
@@ -146,14 +152,16 @@ func cacheBytesFor(limit int64) int64 {
 
 // memFloor is the smallest limit, in whole MiB, whose plan holds jobs
 // arenas of the largest unit (largest bytes of .debug_info), the page cache
-// that limit itself gets, the working set and the tables estimated from
-// the .debug_info size. It is the one place the floor is computed: check
-// refuses exactly the limits below it and quotes it, MemFloor returns it.
-// (Measured on Debian's 6.12 cloud vmlinux: 46M at -j1; the run then
-// stays within about 5% of the limit.)
-func memFloor(largest, infoSize uint64, jobs int) int64 {
+// that limit itself gets, the working set, the tables estimated from the
+// .debug_info size and, for a module, the base BTF of baseBytes bytes with
+// its dedup index (baseFactor times). It is the one place the floor is
+// computed: check refuses exactly the limits below it and quotes it,
+// MemFloor returns it. (Measured on Debian's 6.12 amd64 cloud kernel at
+// -j1: 46M for vmlinux, peak RSS 47.6 MiB.)
+func memFloor(largest, infoSize uint64, baseBytes int64, jobs int) int64 {
 	const mib = 1 << 20
-	fixed := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + minWorking + min(int64(infoSize)/tableShare, maxTables)
+	fixed := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + minWorking +
+		min(int64(infoSize)/tableShare, maxTables) + baseFactor*baseBytes
 	// The cache grows with the limit (by at most a 32nd of it), so the
 	// first whole MiB that holds fixed plus its own cache is the floor.
 	floor := (fixed + cacheBytesFor(fixed) + mib - 1) / mib * mib
@@ -163,20 +171,29 @@ func memFloor(largest, infoSize uint64, jobs int) int64 {
 	return floor
 }
 
+// baseBytes is the size of a base BTF's types and strings (0 for none).
+func baseBytes(base *btf.Spec) int64 {
+	if base == nil || base.Len() == 0 {
+		return 0
+	}
+	first, last := base.FirstID(), base.NextID()-1
+	return base.TypeOffset(last) - base.TypeOffset(first) + int64(base.TypeBytes(last)) + int64(base.Strings().Len())
+}
+
 // MemFloor returns the smallest EncodeOptions.MemLimit with which
-// EncodeFile takes the file at path with jobs decoders (0: no floor is
-// known, as for a compressed .debug_info). It reads the ELF headers and
-// the unit headers of .debug_info only.
-func MemFloor(path string, jobs int) (int64, error) {
+// EncodeFile takes the file at path with opts.Jobs decoders over opts.Base
+// (0: no floor is known, as for a compressed .debug_info). It reads the
+// ELF headers and the unit headers of .debug_info only.
+func MemFloor(path string, opts EncodeOptions) (int64, error) {
 	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: 256 << 10})
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	return fileMemFloor(f, jobs)
+	return fileMemFloor(f, opts)
 }
 
-func fileMemFloor(f *dwarfread.File, jobs int) (int64, error) {
+func fileMemFloor(f *dwarfread.File, opts EncodeOptions) (int64, error) {
 	if f.Info() == nil {
 		return 0, nil
 	}
@@ -184,17 +201,18 @@ func fileMemFloor(f *dwarfread.File, jobs int) (int64, error) {
 	if err != nil || largest == 0 {
 		return 0, err
 	}
-	return memFloor(largest, f.Info().Size, jobs), nil
+	return memFloor(largest, f.Info().Size, baseBytes(opts.Base), opts.Jobs), nil
 }
 
 // check fails early, before any unit is decoded, when the limit is below
 // the file's floor (memFloor), naming the floor. It reads only the unit
 // headers of .debug_info.
-func (m *memPlan) check(f *dwarfread.File, jobs int) error {
+func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) error {
 	if m.limit <= 0 {
 		return nil
 	}
-	floor, err := fileMemFloor(f, jobs)
+	jobs := opts.Jobs
+	floor, err := fileMemFloor(f, opts)
 	if err != nil || m.limit >= floor {
 		return err
 	}
@@ -203,7 +221,7 @@ func (m *memPlan) check(f *dwarfread.File, jobs int) error {
 	if jobs > 1 {
 		fewer = " (or fewer -j jobs)"
 	}
-	return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables; use --mem-limit %s or more%s",
+	return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more%s",
 		ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor), fewer)
 }
 

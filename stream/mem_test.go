@@ -17,7 +17,7 @@ func TestMemFloor(t *testing.T) {
 	}{
 		{4 << 20, 209 << 20, 1}, {4 << 20, 209 << 20, 2}, {100 << 10, 2 << 20, 1}, {0, 0, 1}, {1, 1, 8}, {64 << 20, 1 << 30, 4},
 	} {
-		floor := memFloor(c.largest, c.info, c.jobs)
+		floor := memFloor(c.largest, c.info, 0, c.jobs)
 		fixed := int64(c.jobs)*5*int64(c.largest) + minWorking + min(int64(c.info)/tableShare, maxTables)
 		if floor%mib != 0 || fixed+cacheBytesFor(floor) > floor {
 			t.Errorf("%+v: floor %d does not hold %d + its cache", c, floor, fixed)
@@ -25,8 +25,11 @@ func TestMemFloor(t *testing.T) {
 		if below := floor - mib; fixed+cacheBytesFor(below) <= below {
 			t.Errorf("%+v: %d would do, floor says %d", c, below, floor)
 		}
-		if c.jobs > 1 && memFloor(c.largest, c.info, c.jobs-1) > floor {
+		if c.jobs > 1 && memFloor(c.largest, c.info, 0, c.jobs-1) > floor {
 			t.Errorf("%+v: more jobs, lower floor", c)
+		}
+		if with := memFloor(c.largest, c.info, 4<<20, c.jobs); with < floor+baseFactor*4<<20-(1<<20) {
+			t.Errorf("%+v: a 4 MiB base raises the floor from %d to only %d", c, floor, with)
 		}
 	}
 }

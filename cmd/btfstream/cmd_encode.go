@@ -50,7 +50,12 @@ func runEncode(sub string, args []string) int {
 		return usageError(sub, err)
 	}
 	if f.memFloor {
-		floor, err := stream.MemFloor(fs.Arg(0), opts.Jobs)
+		if f.base != "" {
+			if opts.Base, err = loadValid(f.base, nil); err != nil {
+				return fail(1, "--btf_base: %v", err)
+			}
+		}
+		floor, err := stream.MemFloor(fs.Arg(0), opts)
 		switch {
 		case err != nil:
 			return fail(1, "%v", err)

@@ -170,10 +170,10 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget (`SIZE`): bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
 		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
 		"about 5% of it; function states spill to --tmpdir when it is reached. A limit below what FILE\n"+
-		"needs at this -j (one largest compile unit per job, plus tables) is refused before the\n"+
+		"needs at this -j (one largest compile unit per job, tables, the base) is refused before the\n"+
 		"encoding starts, naming the smallest that works, which --mem-floor prints\n"+
 		"(Debian's 6.12 cloud vmlinux: "+vmlinuxFloorExample+" at -j1)")
-	fs.BoolVar(&f.memFloor, "mem-floor", false, "print the smallest --mem-limit that works for FILE at this -j, and exit")
+	fs.BoolVar(&f.memFloor, "mem-floor", false, "print the smallest --mem-limit that works for FILE at this -j (and --btf_base), and exit")
 	fs.StringVar(&f.tmpDir, "tmpdir", "", "`DIR` for spill files when the budget is exceeded (default $TMPDIR); files are unlinked at creation")
 	fs.BoolVar(&f.summary, "summary", false, "print one line to stderr: types by kind, functions, bytes, time, peak RSS")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr (`WHEN`): auto (when stderr is a terminal), always, never")
