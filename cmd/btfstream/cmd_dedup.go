@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/btfstream/btfstream/dedup"
-	"github.com/btfstream/btfstream/outfile"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // runDedup implements `btfstream dedup IN -o OUT [--base BASE]`: it

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/outfile"
+	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
 	"github.com/btfstream/btfstream/stream/elfwrite"

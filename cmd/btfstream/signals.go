@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/btfstream/btfstream/outfile"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // exitOnSignal makes SIGINT, SIGTERM and SIGHUP end the process cleanly:

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btfstream/btfstream/outfile"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // holdOutput is the child of TestSignalCleanup: it replaces $HOLD_PATH

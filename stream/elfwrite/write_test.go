@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/outfile"
+	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/btfstream/btfstream/stream/elffile"
 )
 
