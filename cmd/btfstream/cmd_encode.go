@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
 	"github.com/btfstream/btfstream/stream/elfwrite"
+	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/spf13/pflag"
 )
 

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // WriteSection puts data into section name (".BTF") of the ELF file at

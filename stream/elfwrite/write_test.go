@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // fixtureC has no #include: gcc-multilib is absent, and -m32 and s390x
