@@ -6,9 +6,11 @@ import "debug/dwarf"
 // with at least as many parameters as registers, one of whose stack-passed
 // parameters (index >= nRegs) is a named struct, by value, that looks
 // packed; where such a struct lands on the stack is not certain.
-// typeNodes are the parameters' type DIEs (-1: none).
+// typeNodes are the parameters' type DIEs (-1: none). On a machine pahole
+// knows no parameter registers for (nRegs 0: i386 among others) every
+// parameter counts as stack-passed.
 func uncertainParamLoc(c *cuConv, typeNodes []int32, nRegs int) bool {
-	if nRegs == 0 || len(typeNodes) < nRegs {
+	if len(typeNodes) < nRegs {
 		return false
 	}
 	t := c.t
