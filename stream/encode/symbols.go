@@ -46,7 +46,13 @@ func (t *symTable) name(i int) string { return string(t.nameBytes(i)) }
 
 // sort orders the records by name, stably, and rewrites the name bytes in
 // that order (dropping repeats when dedup is set, keeping the first of
-// each name and flagging funcAmbiguous if the addresses differ).
+// each name and flagging funcAmbiguous as pahole 1.31's
+// elf_function__has_ambiguous_address does: in symbol order, a symbol
+// whose address differs from the last one seen, where an address of 0
+// counts as none seen yet; so in an ET_REL file, where the first function
+// of a section sits at 0, [0, 0x60] is not ambiguous but [0x60, 0] is).
+// pahole checks each name when the next name begins, so the last name of
+// the table is never flagged; that is kept too.
 func (t *symTable) sort(dedup bool) {
 	slices.SortStableFunc(t.recs, func(a, b symRec) int {
 		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
@@ -54,15 +60,18 @@ func (t *symTable) sort(dedup bool) {
 	names := make([]byte, 0, len(t.names))
 	out := t.recs[:0]
 	var last []byte
+	var seen uint64 // address of the name's last symbol; 0: none yet
 	for _, r := range t.recs {
 		nb := t.names[r.off : r.off+r.n]
 		if dedup && len(out) > 0 && bytes.Equal(nb, last) {
-			if out[len(out)-1].addr != r.addr {
+			if seen != 0 && seen != r.addr {
 				out[len(out)-1].flags |= funcAmbiguous
+			} else {
+				seen = r.addr
 			}
 			continue
 		}
-		last = nb
+		last, seen = nb, r.addr
 		if len(out) > 0 && bytes.Equal(nb, names[out[len(out)-1].off:]) {
 			r.off = out[len(out)-1].off // same name: share the bytes
 		} else {
@@ -70,6 +79,9 @@ func (t *symTable) sort(dedup bool) {
 			names = append(names, nb...)
 		}
 		out = append(out, r)
+	}
+	if dedup && len(out) > 0 {
+		out[len(out)-1].flags &^= funcAmbiguous
 	}
 	t.names, t.recs = bytes.Clone(names), slices.Clone(out) // exact sizes: the table lives all run
 }
