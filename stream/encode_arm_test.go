@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/btfstream/btfstream/e2e/testenv"
 )
 
 // armParamSrc has functions taking a 64-bit parameter in a register pair
@@ -48,12 +50,8 @@ int unused64(int a, loff_t pos)
 // object with pahole 1.31's.
 func TestARMRegisterPairParams(t *testing.T) {
 	const cc = "arm-linux-gnueabihf-gcc"
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s not installed", cc)
-	}
-	if _, err := os.Stat(pahole131); err != nil {
-		t.Skipf("%s not installed", pahole131)
-	}
+	testenv.Tool(t, cc, "gcc-arm-linux-gnueabihf")
+	testenv.Pahole(t)
 	dir := t.TempDir()
 	src, obj := filepath.Join(dir, "armparam.c"), filepath.Join(dir, "armparam.o")
 	if err := os.WriteFile(src, []byte(armParamSrc), 0o644); err != nil {
@@ -62,7 +60,7 @@ func TestARMRegisterPairParams(t *testing.T) {
 	if out, err := exec.Command(cc, "-g", "-O2", "-c", "-o", obj, src).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cc, err, out)
 	}
-	want := paholeBTF(t, pahole131, obj, kbuildFeatures)
+	want := paholeBTF(t, obj, kbuildFeatures)
 	got, _, err := EncodeFile(obj, DefaultEncodeOptions())
 	if err != nil {
 		t.Fatal(err)

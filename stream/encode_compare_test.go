@@ -2,7 +2,6 @@ package stream
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/e2e/testenv"
 	"github.com/btfstream/btfstream/stream/elffile"
 	"github.com/btfstream/btfstream/stream/internal/testkit"
 )
@@ -130,12 +130,11 @@ func diffCanon(a, b *btf.Spec) (onlyA, onlyB []string) {
 	return
 }
 
-// compileFixture compiles testdata/encode/<name> with cc, or skips.
-func compileFixture(t *testing.T, cc, name string, flags ...string) string {
+// compileFixture compiles testdata/encode/<name> with cc (the Debian
+// package pkg has it), or is testenv.Missing.
+func compileFixture(t *testing.T, cc, pkg, name string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s not installed", cc)
-	}
+	testenv.Tool(t, cc, pkg)
 	obj := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".c")+"-"+cc+".o")
 	args := append([]string{"-g", "-O2", "-c", "-o", obj, testkit.Testdata(filepath.Join("encode", name))}, flags...)
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
@@ -144,15 +143,11 @@ func compileFixture(t *testing.T, cc, name string, flags ...string) string {
 	return obj
 }
 
-const pahole131 = "/opt/pahole-1.31/bin/pahole"
-
-// paholeBTF runs pahole -J on obj with the given --btf_features and
-// returns its BTF, or skips if that pahole is absent.
-func paholeBTF(t *testing.T, bin, obj, features string) *btf.Spec {
+// paholeBTF runs the reference pahole 1.31 (testenv.Pahole) -J on obj with
+// the given --btf_features and returns its BTF.
+func paholeBTF(t *testing.T, obj, features string) *btf.Spec {
 	t.Helper()
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("%s not installed", bin)
-	}
+	bin := testenv.Pahole(t)
 	out := obj + ".pahole.btf"
 	args := []string{"-J", "--btf_encode_detached", out, "--lang_exclude=rust"}
 	if features != "" {
