@@ -61,7 +61,9 @@ struct ints {
 	signed char sc; unsigned char uc; char c;
 	short s; unsigned short us;
 	long l; unsigned long ul; long long ll; unsigned long long ull;
+#ifdef __SIZEOF_INT128__ /* not on 32-bit targets */
 	__int128 i128; unsigned __int128 u128;
+#endif
 	bool b;
 };
 
