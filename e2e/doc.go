@@ -1,28 +1,32 @@
-// Package e2e holds end-to-end tests of btfstream against real kernels.
-// It has no code outside its tests.
+// Package e2e holds end-to-end tests of btfstream against real kernels and
+// the reference pahole 1.31, run live. It has no code outside its tests
+// (and testenv, which finds the inputs for any package's tests).
 //
-// The tests skip unless BTFSTREAM_KERNEL names a vmlinux with DWARF, such
-// as the one scripts/e2e-kernel.sh fetches (cloud-amd64 has its own .BTF
-// to compare with; armmp has none, so only pahole 1.31's output is):
+// scripts/test.sh fetches the kernels and sets the variables; by hand:
 //
-//	BTFSTREAM_KERNEL=$(sh ../shared/testdata/kernel-dbg.sh cloud-amd64) go test ./e2e/ -v
+//	k1=$(sh ../shared/testdata/kernel-dbg.sh cloud-amd64)                      # trixie, 6.12, GCC 14
+//	k2=$(sh ../shared/testdata/kernel-dbg.sh --release bookworm cloud-amd64)   # bookworm, 6.1, GCC 12
+//	BTFSTREAM_KERNELS=$k1:$k2 BTFSTREAM_KERNEL=$k1 go test ./e2e/ -v
 //
-// Optional variables:
+// The gate is TestReferencePahole: on every kernel of BTFSTREAM_KERNELS,
+// the vmlinux and every .ko beside it (kernel-dbg.sh extracts xfs,
+// nf_tables, sctp, tcp_bbr and virtio_net) are encoded by the reference
+// pahole 1.31 and by btfstream with kbuild's flags, and `btfstream diff`
+// must find them equal: no allowed differences. The log shows the types
+// per kind of both side by side, and wall time and peak RSS of each
+// vmlinux run next to pahole's. Each btfstream run has a timeout derived
+// from the reference's time on the same input (BTFSTREAM_RUN_TIMEOUT
+// overrides it), so a run that does not finish fails instead of hanging.
 //
-//	BTFSTREAM_REF131  raw BTF of the same vmlinux made by pahole 1.31
-//	                  (default /tmp/ref/amd64-pahole131.btf or
-//	                  /tmp/ref/armmp-pahole131.btf when present)
-//	BTFSTREAM_BIN     a built btfstream to test (default: go build)
-//	BTFSTREAM_ELF_WRITE=1  also copy the vmlinux (~350 MB) to a temporary
-//	                  directory and exercise the in-place .BTF writer on it
+// Extras on BTFSTREAM_KERNEL alone (a trixie kernel, whose own .BTF Debian
+// made with pahole 1.30): TestKernelEncode and TestKernelReferenceDiff
+// check that btfstream's and pahole 1.31's output differ from that .BTF
+// only as 1.31's function selection explains, derived from the ELF symbol
+// table (checkAgainst130); TestKernelModules encodes each module in place
+// as kbuild does; TestKernelELFWriter (BTFSTREAM_ELF_WRITE=1) rewrites
+// .BTF in a copy of the vmlinux.
 //
-// What is compared: the kernel's own .BTF was made by Debian with pahole
-// 1.30; btfstream follows pahole 1.31, whose function selection differs.
-// Nothing is recorded per kernel: the test derives from the ELF symbol
-// table which functions 1.31 must leave out (names at several addresses),
-// may leave out (functions with compiler clones) and must keep (the rest),
-// and allows only those FUNCs, and the FUNC_PROTOs only they use, to be
-// missing; any other difference fails (checkAgainst130). The same check
-// is first run on pahole 1.31's own output when it is available, which
-// tests the harness.
+// Other variables: BTFSTREAM_BIN (a built btfstream; default go build),
+// BTFSTREAM_PAHOLE and BTFSTREAM_SHARED (see testenv). Without kernels or
+// the reference the tests skip, and under CI=true they fail.
 package e2e

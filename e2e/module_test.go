@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/e2e/testenv"
 )
 
 // kernelModules returns the uncompressed debug modules next to the
@@ -37,11 +38,11 @@ func TestKernelModules(t *testing.T) {
 	kernel := kernelPath(t)
 	base := loadOwnBTF(t, kernel)
 	if base == nil {
-		t.Skip("the kernel has no .BTF to be the modules' base")
+		testenv.Missing(t, "the kernel has no .BTF to be the modules' base")
 	}
 	_, kos := kernelModules(kernel)
 	if len(kos) == 0 {
-		t.Skip("no uncompressed .ko next to the kernel")
+		testenv.Missing(t, "no uncompressed .ko next to the kernel")
 	}
 	bin := btfstreamBin(t)
 	dir := t.TempDir()
