@@ -1,24 +1,29 @@
 #!/bin/sh
-# e2e-kernel.sh: run the end-to-end tests (package e2e) against a real
-# kernel fetched by kernel-dbg.sh.
+# e2e-kernel.sh: run the end-to-end tests (package e2e) on the kernels
+# scripts/test.sh uses, without the rest of the suite.
 #
-#   scripts/e2e-kernel.sh [FLAVOR] [-- GO_TEST_FLAGS...]
+#   scripts/e2e-kernel.sh [-- GO_TEST_FLAGS...]
 #
-# The tests encode the vmlinux with btfstream and compare it with the
-# kernel's own .BTF and, when present, pahole 1.31's output
-# (BTFSTREAM_REF131, default /tmp/ref/amd64-pahole131.btf), and rewrite
-# .BTF in a copy of the vmlinux (BTFSTREAM_ELF_WRITE=1, ~350 MB in $TMPDIR;
-# set it to an empty string to skip). The cached kernel is never modified.
+# Fetches trixie's and bookworm's cloud-amd64 kernels and, unless
+# BTFSTREAM_ARMMP=0, trixie's armmp (shared/testdata/kernel-dbg.sh, cached),
+# then runs go test -v ./e2e/ with BTFSTREAM_KERNELS naming them all and
+# BTFSTREAM_KERNEL the trixie one. BTFSTREAM_ELF_WRITE=1 (default here)
+# also rewrites .BTF in a copy of that vmlinux (~350 MB in $TMPDIR).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-flavor=cloud-amd64
-[ $# -gt 0 ] && [ "$1" != "--" ] && { flavor=$1; shift; }
+. "$root/scripts/setup.sh"
 [ $# -gt 0 ] && [ "$1" = "--" ] && shift
-
-BTFSTREAM_KERNEL=$(sh "$root/../shared/testdata/kernel-dbg.sh" "$flavor")
-export BTFSTREAM_KERNEL
+ensure_go
+k612=$(fetch_kernel cloud-amd64)
+k61=$(fetch_kernel --release bookworm cloud-amd64)
+BTFSTREAM_KERNELS=$k612:$k61
+if [ "${BTFSTREAM_ARMMP:-1}" != 0 ]; then
+  BTFSTREAM_KERNELS=$BTFSTREAM_KERNELS:$(fetch_kernel armmp)
+fi
+BTFSTREAM_KERNEL=$k612
+export BTFSTREAM_KERNELS BTFSTREAM_KERNEL
 export BTFSTREAM_ELF_WRITE=${BTFSTREAM_ELF_WRITE-1}
-echo "kernel: $BTFSTREAM_KERNEL" >&2
+echo "kernels: $BTFSTREAM_KERNELS" >&2
 cd "$root"
-exec go test -count=1 -timeout 60m -v "$@" ./e2e/
+exec go test -count=1 -timeout 30m -v "$@" ./e2e/

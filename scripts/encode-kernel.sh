@@ -1,46 +1,72 @@
 #!/bin/sh
-# encode-kernel.sh: fetch a Debian kernel with DWARF, encode its BTF with
-# btfstream the way kbuild runs pahole, and compare the result with the
-# kernel's own .BTF (made by Debian's build with pahole 1.30).
+# encode-kernel.sh: the main job on a real kernel. Fetches a Debian kernel
+# with DWARF, encodes its BTF with btfstream the way kbuild runs pahole,
+# runs the reference pahole 1.31 on the same file with the same flags, and
+# ends with a one-line verdict: equal or differs.
 #
-#   scripts/encode-kernel.sh [FLAVOR [OUT]] [-- BTFSTREAM_FLAGS...]
+#   scripts/encode-kernel.sh [--release trixie|bookworm] [FLAVOR [OUT]] [-- BTFSTREAM_FLAGS...]
 #
 # FLAVOR is a kernel-dbg.sh flavour (cloud-amd64, default; armmp). OUT is
-# the detached raw BTF to write (default ./vmlinux.btf). The cached kernel
-# is only read: its .BTF is the reference. Prints btfstream's summary line
-# (types by kind, functions, bytes, time, peak RSS), then `btfstream diff`
-# of the kernel's .BTF against OUT.
+# the raw BTF btfstream writes (default ./vmlinux.btf; the reference's goes
+# beside it as OUT.pahole; both are in .gitignore). The cached kernel is
+# only read. Installs what it needs first (scripts/setup.sh: Go, and
+# Debian's dwarves for the libdw1/libelf1 the reference needs; root or
+# sudo).
+#
+# Prints btfstream's summary line (types by kind, functions, bytes, time,
+# peak RSS), pahole's time and peak RSS, `btfstream diff` of the two (the
+# types per kind side by side), and the verdict. Exit status 0 if equal.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/setup.sh"
+release=
+if [ $# -gt 1 ] && [ "$1" = --release ]; then release=$2; shift 2; fi
 flavor=cloud-amd64
 out=./vmlinux.btf
 [ $# -gt 0 ] && [ "$1" != "--" ] && { flavor=$1; shift; }
 [ $# -gt 0 ] && [ "$1" != "--" ] && { out=$1; shift; }
 [ $# -gt 0 ] && [ "$1" = "--" ] && shift
 
-vmlinux=$(sh "$root/../shared/testdata/kernel-dbg.sh" "$flavor")
+apt_install dwarves time || { echo "encode-kernel.sh: cannot install dwarves and time" >&2; exit 1; }
+ensure_go || exit 1
+pahole=${BTFSTREAM_PAHOLE:-$(shared_dir)/reference/pahole-1.31/pahole}
+
+if [ -n "$release" ]; then
+  vmlinux=$(fetch_kernel --release "$release" "$flavor")
+else
+  vmlinux=$(fetch_kernel "$flavor")
+fi
 echo "kernel: $vmlinux" >&2
 
 bin=${BTFSTREAM_BIN:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 if [ -z "$bin" ]; then
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   bin=$tmp/btfstream
   (cd "$root" && go build -o "$bin" ./cmd/btfstream)
 fi
 
-# scripts/Makefile.btf of Linux 6.12 for pahole >= 1.26, plus
+# scripts/Makefile.btf of Linux 6.12 for pahole >= 1.26; pahole also gets
 # reproducible_build (set when KBUILD_BUILD_TIMESTAMP is, as in Debian).
-features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build
-"$bin" -J -j --btf_features=$features --lang_exclude=rust \
-  --btf_encode_detached "$out" --summary "$@" "$vmlinux"
+features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
+echo "btfstream -J -j1 --btf_features=$features --lang_exclude=rust:"
+"$bin" -J -j1 --btf_features=$features --lang_exclude=rust \
+  --btf_encode_detached "$out" --summary "$@" "$vmlinux" ||
+  { echo "verdict: error: btfstream failed on $vmlinux"; exit 2; }
 
-if readelf -SW "$vmlinux" | grep -q ' \.BTF '; then
-  echo "btfstream diff <kernel's own .BTF (pahole 1.30)> $out:"
-  rc=0
-  "$bin" diff "$vmlinux" "$out" || rc=$?
-  echo "diff exit status: $rc"
-else
-  echo "$vmlinux has no .BTF of its own; nothing to compare" >&2
-fi
+echo "reference $pahole -J -j1 (same features, +reproducible_build):"
+/usr/bin/time -f "  pahole 1.31: %e s, peak RSS %M KiB" \
+  "$pahole" -J -j1 --btf_features=$features,reproducible_build --lang_exclude=rust \
+  --btf_encode_detached "$out.pahole" "$vmlinux" >/dev/null ||
+  { echo "verdict: error: the reference pahole failed on $vmlinux"; exit 2; }
+
+echo "btfstream diff (A = pahole 1.31, B = btfstream):"
+rc=0
+"$bin" diff "$out.pahole" "$out" || rc=$?
+case $rc in
+  0) echo "verdict: equal: btfstream's BTF of $(basename "$vmlinux") is the same type graph as pahole 1.31's" ;;
+  1) echo "verdict: differs: btfstream's BTF of $(basename "$vmlinux") is not pahole 1.31's (types only one side has are listed above)" ;;
+  *) echo "verdict: error: btfstream diff failed (exit $rc)" ;;
+esac
+exit "$rc"

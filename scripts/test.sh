@@ -3,80 +3,152 @@
 #
 #   scripts/test.sh
 #
-# 1. Installs the Debian packages the tests use, if any is missing
-#    (apt-get update once, then apt-get install; needs root or sudo).
-# 2. Fetches the cloud-amd64 kernel with DWARF and .BTF through
-#    ../shared/testdata/kernel-dbg.sh (cached in ~/.cache/btfstream-testdata)
-#    unless BTFSTREAM_KERNEL already names a vmlinux; BTFSTREAM_KERNEL=none
-#    skips the real-kernel tests.
-# 3. Runs go test on amd64 with BTFSTREAM_KERNEL set (unit tests plus the
-#    real-kernel tests of each package), then the unit tests on 386 and,
-#    under qemu-arm, on 32-bit ARM (Go test binaries are static, so qemu
-#    needs no QEMU_LD_PREFIX), and last the end-to-end package ./e2e (which
-#    encodes the whole kernel) with its own timeout, BTFSTREAM_E2E_TIMEOUT
-#    (default 45m), so that the run fits CI's 90 minutes.
-# Runs every step even after a failure; exits non-zero if any failed.
+# Steps (each timed; all run even after a failure; exit 1 if any failed):
+#   setup    installs the Debian packages the tests use (apt-get; root or
+#            sudo) and, if needed, Go (scripts/setup.sh)
+#   kernels  fetches three kernels with DWARF through
+#            shared/testdata/kernel-dbg.sh (cached in
+#            ~/.cache/btfstream-testdata, ~330 MB download each): trixie's
+#            cloud-amd64 (Linux 6.12, GCC 14), bookworm's cloud-amd64 (6.1,
+#            GCC 12) and trixie's armmp (32-bit ARM); BTFSTREAM_ARMMP=0
+#            leaves the last out
+#   vet      gofmt -l and go vet
+#   amd64    go test of every package but e2e, with the kernel tests
+#   race     go test -race -short of the packages with goroutines or sync
+#            (found in the source, not listed here)
+#   386      GOARCH=386 go test (natively)
+#   arm      GOARCH=arm go test -short under qemu-arm
+#   e2e      the end-to-end tests against the reference pahole 1.31 on
+#            every kernel (package e2e; BTFSTREAM_E2E_TIMEOUT, default 30m)
+#
+# Each go test step is read by scripts/testreport, which prints failures,
+# skip reasons and how many tests ran, passed, failed and skipped; the end
+# prints a table of the steps and one total line.
+#
+# Under CI=true nothing may be missing: a package that cannot be
+# installed, a tool still absent afterwards, a kernel that cannot be
+# fetched, or a test skipped for a missing tool fails the run instead of
+# being skipped.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-
-# command:package pairs. No gcc-multilib: it conflicts with the cross
-# compilers, and the fixtures (no #include, -c) build with -m32 without it.
-tools="bpftool:bpftool pahole:dwarves qemu-arm:qemu-user clang:clang
-llvm-dwarfdump:llvm gcc:gcc
-arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
-s390x-linux-gnu-gcc:gcc-s390x-linux-gnu readelf:binutils as:binutils
-dpkg-deb:dpkg"
+. "$root/scripts/setup.sh"
 PATH=$PATH:/usr/sbin:/sbin
-missing=
-for pair in $tools; do
-  cmd=${pair%%:*} pkg=${pair#*:}
-  command -v "$cmd" >/dev/null 2>&1 && continue
-  case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
-done
-if [ -n "$missing" ]; then
-  echo "test.sh: installing$missing" >&2
-  sudo=
-  [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq >&2 &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2 ||
-    echo "test.sh: apt-get failed; tests that need$missing will skip" >&2
-fi
 
+ci=false
+case ${CI:-} in "" | 0 | false) ;; *) ci=true ;; esac
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+summary=$tmp/summary
+: > "$summary"
 failed=
+t0=$(date +%s)
+
+# step NAME CMD...: runs CMD, timed; a go test step writes its counts to
+# $summary itself (through testreport).
 step() {
   name=$1; shift
-  echo "=== $name: $*"
+  echo "=== STEP $name: $*"
   start=$(date +%s)
   if "$@"; then rc=0; else rc=$?; failed="$failed $name"; fi
-  echo "=== $name: exit $rc in $(( $(date +%s) - start ))s"
+  secs=$(( $(date +%s) - start ))
+  grep -q "^$name " "$summary" || echo "$name - - - - $secs" >> "$summary"
+  # testreport timed the tests; the step's time includes building them.
+  sed -i "s/^\($name .*\) [0-9]*$/\1 $secs/" "$summary"
+  echo "=== STEP $name: exit $rc in ${secs}s"
 }
 
-kernel=${BTFSTREAM_KERNEL:-}
-if [ -z "$kernel" ]; then
-  kernel=$(sh "$root/../shared/testdata/kernel-dbg.sh") || {
-    echo "test.sh: could not fetch the test kernel" >&2
-    failed="$failed kernel-fetch"
-    kernel=none
-  }
-fi
-[ "$kernel" = none ] || echo "kernel: $kernel"
+# gotest NAME [ENV...] -- GO_TEST_ARGS...: go test -json through testreport.
+gotest() {
+  name=$1; shift
+  envs=
+  while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+  shift
+  verbose=
+  [ "$name" = e2e ] && verbose=-v
+  # shellcheck disable=SC2086 # envs is a list of NAME=VALUE words
+  env $envs go test -json "$@" 2>&1 | "$tmp/testreport" -step "$name" -summary "$summary" $verbose
+}
 
-pkgs=$(go list ./... | grep -v '/e2e$')
-if [ "$kernel" = none ]; then
-  step amd64 env -u BTFSTREAM_KERNEL go test -count=1 -timeout 30m $pkgs
-else
-  step amd64 env BTFSTREAM_KERNEL="$kernel" go test -count=1 -timeout 30m $pkgs
-fi
-step 386 env -u BTFSTREAM_KERNEL GOARCH=386 go test -count=1 -timeout 20m ./...
-step arm env -u BTFSTREAM_KERNEL GOARCH=arm GOARM=7 go test -count=1 -short -timeout 20m -exec qemu-arm ./...
-if [ "$kernel" != none ]; then
-  step e2e env BTFSTREAM_KERNEL="$kernel" go test -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-45m}" ./e2e/
-fi
+# --- setup: packages (command:package) and Go.
+tools="bpftool:bpftool pahole:dwarves qemu-arm:qemu-user clang:clang
+llvm-dwarfdump:llvm gcc:gcc arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
+s390x-linux-gnu-gcc:gcc-s390x-linux-gnu readelf:binutils objcopy:binutils
+as:binutils dpkg-deb:dpkg /usr/bin/time:time"
+setup() {
+  pkgs="libdw1 libelf1"
+  for pair in $tools; do pkgs="$pkgs ${pair#*:}"; done
+  ok=true
+  # shellcheck disable=SC2086
+  apt_install $pkgs || { echo "test.sh: apt-get could not install the test tools" >&2; ok=false; }
+  for pair in $tools; do
+    cmd=${pair%%:*}
+    command -v "$cmd" >/dev/null 2>&1 || { echo "test.sh: $cmd is missing (Debian package ${pair#*:})" >&2; ok=false; }
+  done
+  ensure_go || { echo "test.sh: no usable Go" >&2; return 1; }
+  go version
+  go build -o "$tmp/testreport" ./scripts/testreport || return 1
+  if ! $ok; then
+    $ci && return 1
+    echo "test.sh: tests that need the missing tools will skip (CI=true makes this a failure)" >&2
+  fi
+}
+step setup setup
 
+# --- kernels.
+k612= k61= karm=
+kernels() {
+  ok=true
+  k612=$(fetch_kernel cloud-amd64) || ok=false
+  k61=$(fetch_kernel --release bookworm cloud-amd64) || ok=false
+  if [ "${BTFSTREAM_ARMMP:-1}" != 0 ]; then
+    karm=$(fetch_kernel armmp) || ok=false
+  fi
+  for k in "$k612" "$k61" "$karm"; do [ -n "$k" ] && echo "kernel: $k"; done
+  $ok
+}
+step kernels kernels
+list=
+for k in "$k612" "$k61" "$karm"; do [ -n "$k" ] && list="$list${list:+:}$k"; done
+
+# --- vet.
+vet() {
+  out=$(gofmt -l . 2>&1)
+  [ -z "$out" ] || { echo "gofmt -l:"; echo "$out"; return 1; }
+  go vet ./...
+}
+step vet vet
+
+unit=$(go list ./... | grep -v '/e2e$')
+race=$(grep -rlE '^[[:space:]]+go (func|[A-Za-z_][A-Za-z0-9_.]*\()|"sync(/atomic)?"' --include='*.go' . |
+  grep -v '_test\.go$' | grep -v '^\./e2e/' | xargs -n 1 dirname | sort -u | tr '\n' ' ')
+
+# shellcheck disable=SC2086
+step amd64 gotest amd64 BTFSTREAM_KERNEL="$k612" -- -count=1 -timeout 30m $unit
+# shellcheck disable=SC2086
+step race gotest race -- -race -short -count=1 -timeout 20m $race
+# shellcheck disable=SC2086
+step 386 gotest 386 GOARCH=386 -- -count=1 -timeout 20m $unit
+# shellcheck disable=SC2086
+step arm gotest arm GOARCH=arm GOARM=7 -- -count=1 -short -timeout 20m -exec qemu-arm $unit
+step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k612" BTFSTREAM_ELF_WRITE=1 -- \
+  -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-30m}" -v ./e2e/
+
+# --- summary.
+echo
+echo "test.sh: steps (time includes building the tests)"
+printf '  %-8s %7s %6s %7s %7s %8s\n' step time ran passed failed skipped
+tp=0 tf=0 ts=0
+while read -r name ran passed nfail skipped secs; do
+  printf '  %-8s %6ss %6s %7s %7s %8s\n' "$name" "$secs" "$ran" "$passed" "$nfail" "$skipped"
+  [ "$passed" = - ] && continue
+  tp=$((tp + passed)) tf=$((tf + nfail)) ts=$((ts + skipped))
+done < "$summary"
+echo "  total    $(( $(date +%s) - t0 ))s"
 if [ -n "$failed" ]; then
-  echo "test.sh: FAILED:$failed"
-  exit 1
+  echo "test.sh: FAILED steps:$failed"
 fi
-echo "test.sh: all steps passed"
+echo "total: $tp passed, $tf failed, $ts skipped"
+[ -z "$failed" ]
