@@ -4,8 +4,8 @@
 #
 #   scripts/e2e-kernel.sh [-- GO_TEST_FLAGS...]
 #
-# Fetches trixie's and bookworm's cloud-amd64 kernels and, unless
-# BTFSTREAM_ARMMP=0, trixie's armmp (shared/testdata/kernel-dbg.sh, cached),
+# Fetches trixie's and bookworm's cloud-amd64 kernels and, with
+# BTFSTREAM_ARMMP=1, trixie's armmp (shared/testdata/kernel-dbg.sh, cached),
 # then runs go test -v ./e2e/ with BTFSTREAM_KERNELS naming them all and
 # BTFSTREAM_KERNEL the trixie one. BTFSTREAM_ELF_WRITE=1 (default here)
 # also rewrites .BTF in a copy of that vmlinux (~350 MB in $TMPDIR).
@@ -18,7 +18,7 @@ ensure_go
 k612=$(fetch_kernel cloud-amd64)
 k61=$(fetch_kernel --release bookworm cloud-amd64)
 BTFSTREAM_KERNELS=$k612:$k61
-if [ "${BTFSTREAM_ARMMP:-1}" != 0 ]; then
+if [ "${BTFSTREAM_ARMMP:-0}" != 0 ]; then
   BTFSTREAM_KERNELS=$BTFSTREAM_KERNELS:$(fetch_kernel armmp)
 fi
 BTFSTREAM_KERNEL=$k612
