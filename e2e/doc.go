@@ -15,7 +15,7 @@
 // must find them equal: no allowed differences. The log shows the types
 // per kind of both side by side, and wall time and peak RSS of each
 // vmlinux run next to pahole's. Each btfstream run has a timeout derived
-// from the reference's time on the same input (BTFSTREAM_RUN_TIMEOUT
+// from the reference's time on the same input (3x plus a minute; BTFSTREAM_RUN_TIMEOUT
 // overrides it), so a run that does not finish fails instead of hanging.
 //
 // Extras on BTFSTREAM_KERNEL alone (a trixie kernel, whose own .BTF Debian

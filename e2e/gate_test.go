@@ -83,7 +83,7 @@ func compareModule(t *testing.T, pahole, tag, baseFile string, base *btf.Spec, k
 	if ref.err != nil {
 		t.Fatalf("the reference failed: %v", ref.err)
 	}
-	ours := run(t, "btfstream", stem+".btfstream.btf", oursTimeout(ref.wall, time.Minute), btfstreamBin(t), oursArgs(stem+".btfstream.btf", baseFile, ko)...)
+	ours := run(t, "btfstream", stem+".btfstream.btf", oursTimeout(ref.wall, 30*time.Second), btfstreamBin(t), oursArgs(stem+".btfstream.btf", baseFile, ko)...)
 	if ours.err != nil {
 		t.Fatalf("btfstream failed (the reference took %.1f s): %v", ref.wall.Seconds(), ours.err)
 	}
