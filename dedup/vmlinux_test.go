@@ -7,6 +7,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/e2e/testenv"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // vmlinuxBTF is a vmlinux's BTF: the raw file BTFSTREAM_VMLINUX_BTF, or
@@ -20,7 +21,7 @@ func vmlinuxBTF(t *testing.T) *btf.Spec {
 	if path == "" {
 		testenv.Missing(t, "no vmlinux BTF: set BTFSTREAM_VMLINUX_BTF (raw) or BTFSTREAM_KERNEL (ELF)")
 	}
-	s, err := btf.LoadFile(path, nil)
+	s, err := elffile.LoadBTF(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

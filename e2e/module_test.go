@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfstream/btfstream/stream/elffile"
 	"github.com/btfstream/btfstream/e2e/testenv"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // kernelModules returns the uncompressed debug modules next to the

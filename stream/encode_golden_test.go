@@ -9,6 +9,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // The golden fixtures (testdata/encode/golden/TARGET/) are small objects
@@ -61,7 +62,7 @@ func TestEncodeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := btf.LoadFile(filepath.Join(dir, name+"."+variant+".btf"), nil)
+			ref, err := elffile.LoadBTF(filepath.Join(dir, name+"."+variant+".btf"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
