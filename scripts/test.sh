@@ -16,7 +16,7 @@
 #   vet      gofmt -l and go vet
 #   amd64    go test of every package but e2e, with the kernel tests
 #   race     go test -race -short of the packages with goroutines or sync
-#            (found in the source, not listed here)
+#            and of those importing them (found in the source, not listed)
 #   386      GOARCH=386 go test (natively), with the kernel tests: 32-bit
 #            hosts are a product promise
 #   arm      GOARCH=arm go test -short under qemu-arm
@@ -124,8 +124,17 @@ vet() {
 step vet vet
 
 unit=$(go list ./... | grep -v '/e2e$')
-race=$(grep -rlE '^[[:space:]]+go (func|[A-Za-z_][A-Za-z0-9_.]*\()|"sync(/atomic)?"' --include='*.go' . |
-  grep -v '_test\.go$' | grep -v '^\./e2e/' | xargs -n 1 dirname | sort -u | tr '\n' ' ')
+# Packages whose code starts goroutines or uses sync, and every package
+# that imports one of them (its tests drive that concurrency), but not the
+# benchmarks, e2e or the test kit.
+conc=$(grep -rlE '^[[:space:]]+go (func|[A-Za-z_][A-Za-z0-9_.]*\()|"sync(/atomic)?"' --include='*.go' . |
+  grep -v '_test\.go$' | xargs -n 1 dirname | sort -u)
+# shellcheck disable=SC2086
+conc=$(go list $conc | tr '\n' ' ')
+race=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
+  awk -v c="$conc" 'BEGIN { n = split(c, a, " "); for (i = 1; i <= n; i++) s[a[i]] = 1 }
+    { for (i = 1; i <= NF; i++) if ($i in s) { print $1; next } }' |
+  grep -v -e '/e2e' -e '/bench/' -e '/internal/testkit$')
 
 # shellcheck disable=SC2086
 step amd64 gotest amd64 BTFSTREAM_KERNEL="$k612" -- -count=1 -timeout 30m $unit
