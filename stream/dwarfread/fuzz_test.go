@@ -24,6 +24,19 @@ func exercise(t *testing.T, f *File) {
 			t.Fatalf("error without location: %T %v", err, err)
 		}
 	}
+	// The unit-header scan (memory floor, progress) agrees with itself.
+	largest, err := f.LargestUnit()
+	check(err)
+	starts, err := f.UnitStarts()
+	check(err)
+	if err == nil && largest == 0 && len(starts) > 0 {
+		t.Fatalf("%d units, largest 0", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if starts[i] <= starts[i-1] {
+			t.Fatalf("unit starts not increasing: %v", starts)
+		}
+	}
 	n := 0
 	for _, err := range f.ELF().Symbols() {
 		check(err)

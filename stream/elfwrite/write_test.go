@@ -514,5 +514,55 @@ func FuzzELFOut(f *testing.F) {
 				t.Fatalf("piece [%#x, %#x) past the output size %#x", pc.off, end, p.size)
 			}
 		}
+		// Writing the plan gives a file of the planned size that holds the
+		// input up to the cut wherever no piece (a new header, the section)
+		// overwrites it; or it fails cleanly, naming the output.
+		if p.size > 64<<20 {
+			return
+		}
+		var out memOutput
+		if err := p.write(&out, bytes.NewReader(file)); err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz: ") {
+				t.Fatalf("error not naming the output: %v", err)
+			}
+			return
+		}
+		if uint64(len(out.b)) != p.size {
+			t.Fatalf("wrote %d bytes, planned %d", len(out.b), p.size)
+		}
+		covered := make([]bool, p.size)
+		for _, pc := range p.pieces {
+			for i := pc.off; i < pc.off+uint64(len(pc.data))+pc.zeros; i++ {
+				covered[i] = true
+			}
+		}
+		for i := uint64(0); i < min(p.cut, p.size, uint64(len(file))); i++ {
+			if !covered[i] && out.b[i] != file[i] {
+				t.Fatalf("byte %#x below the cut %#x changed", i, p.cut)
+			}
+		}
 	})
+}
+
+// memOutput is an in-memory output for plan.write.
+type memOutput struct{ b []byte }
+
+func (m *memOutput) Name() string { return "fuzz" }
+
+func (m *memOutput) Write(b []byte) (int, error) { m.b = append(m.b, b...); return len(b), nil }
+
+func (m *memOutput) WriteAt(b []byte, off int64) (int, error) {
+	if end := int(off) + len(b); end > len(m.b) {
+		m.b = append(m.b, make([]byte, end-len(m.b))...)
+	}
+	return copy(m.b[off:], b), nil
+}
+
+func (m *memOutput) Truncate(n int64) error {
+	if int(n) <= len(m.b) {
+		m.b = m.b[:n]
+	} else {
+		m.b = append(m.b, make([]byte, int(n)-len(m.b))...)
+	}
+	return nil
 }
