@@ -32,7 +32,7 @@ type batchState struct {
 	fin   []bool
 	idx   []uint32 // Tarjan dfs number; none once the SCC is done; final id of creators in commit
 	low   []uint32 // Tarjan lowlink
-	aux   []uint32 // hypothetical class during a walk; position in R during refinement
+	aux   []uint32 // position in R during refinement
 
 	bindex  hindex   // newest creator (local index + 1) by hash
 	bnext   []uint32 // by creator: next older creator + 1 with the same hash
@@ -41,14 +41,27 @@ type batchState struct {
 	callJ   []uint32
 	hstack  []uint32 // hashComponent's depth-first search
 	hpos    []uint32
-	touched []uint32
-	pairs   []uint32
+	scratch []uint32
 	rf      refineScratch
 
-	tpar   []uint32 // by existing id: union-find parent during a walk (none: root)
-	fwdNew []uint32 // fwdTo keys recorded by this batch that involve batch ids
-	fwdOK  bool     // FWD <-> STRUCT/UNION equivalence applies
-	adjust bool     // the current walk met a base FWD opposite a table/batch struct
+	// Equivalence checks (equiv.go): the pair memo, the check's stacks,
+	// the epoch (OK results of earlier epochs are stale), the commit
+	// stamp, and whether the current commit ends the epoch.
+	pm        pairMemo
+	pframes   []pairFrame
+	ptstack   []uint32
+	epoch     uint32
+	stamp     uint32
+	bump      bool
+	noHash    bool     // hashes not computed yet (adjustBase runs before them)
+	fwdNew    []uint32 // fwdTo keys recorded by this batch that involve batch ids
+	fwdOK     bool     // FWD <-> STRUCT/UNION equivalence applies
+	fwdTarget []bool   // by batch index: a resolved FWD reads this unresolved type
+
+	// Split mode (adjust.go): batch types kept apart from the base, and
+	// the memo of keptDirty (0 unknown, 1 on the way, 2 no, 3 yes).
+	kept  []bool
+	dirty []uint8
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
@@ -69,10 +82,9 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	}
 	st.t0, st.n, st.src = t0, 0, nil
 	st.fwdOK = !d.mergeAll
-	for uint32(len(st.tpar)) < t0 {
-		st.tpar = append(st.tpar, none)
-	}
 	st.fwdNew = st.fwdNew[:0]
+	st.pm.reset()
+	st.fwdTarget, st.kept, st.dirty = nil, nil, nil
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
@@ -300,22 +312,13 @@ func (st *batchState) component(members []uint32) {
 			st.newClass(m, false)
 		}
 	}
-	// (a) members equivalent to an existing class, found by walking both
-	// graphs in step under a hypothetical mapping.
+	// (a) members equivalent to an existing class, found by checking them
+	// against the candidates of their hash (equiv.go).
 	for _, m := range members {
 		if st.res[m] != none {
 			continue
 		}
-		h := st.bhash[m]
-		// Newest first: this batch's classes, then the table's, so that
-		// one batch and the same types cut into several try candidates
-		// in the same order (it matters only for FWD resolution).
-		for e := st.bindex.find(h, st.bhash, 1); e != 0 && st.res[m] == none; e = st.bnext[e-1] {
-			st.walk(m, st.t0+e-1)
-		}
-		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[m] == none; c = st.d.next[c] {
-			st.walk(m, c)
-		}
+		st.tryCandidates(m)
 	}
 	// (b) the rest are new; partition refinement finds which of them are
 	// equivalent to each other.
@@ -328,6 +331,25 @@ func (st *batchState) component(members []uint32) {
 	st.rf.r = r
 	if len(r) > 0 {
 		st.refine(r)
+	}
+	st.targetsResolved(members)
+}
+
+// tryCandidates matches v against the classes that share its hash until
+// one takes it, newest first: this batch's classes, then the table's, so
+// that one batch and the same types cut into several try candidates in the
+// same order (it matters only for FWD resolution).
+func (st *batchState) tryCandidates(v uint32) {
+	h := st.bhash[v]
+	for e := st.bindex.find(h, st.bhash, 1); e != 0; e = st.bnext[e-1] {
+		if st.match(v, st.t0+e-1) {
+			return
+		}
+	}
+	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
+		if st.match(v, c) {
+			return
+		}
 	}
 }
 
@@ -386,33 +408,29 @@ func (st *batchState) single(v uint32) {
 			return
 		}
 	}
+	kept := st.kept != nil && st.kept[v]
 	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
-		if same(c) {
+		if same(c) && !(kept && c < uint32(st.d.table.FirstID())) {
 			st.res[v] = c
 			st.fwdResolved(v)
 			return
 		}
 	}
 	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
-	// x in the other, somewhere below): found by walking.
+	// x in the other, somewhere below): found by checking.
 	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && k > 0 {
-		for e := st.bindex.find(h, st.bhash, 1); e != 0 && st.res[v] == none; e = st.bnext[e-1] {
-			st.walk(v, st.t0+e-1)
-		}
-		for c := st.d.index.find(h, st.d.hash, 0); c != 0 && st.res[v] == none; c = st.d.next[c] {
-			st.walk(v, c)
-		}
-		if st.res[v] != none {
+		if st.tryCandidates(v); st.res[v] != none {
 			return
 		}
 	}
 	st.newClass(v, true)
+	st.targetsResolved([]uint32{v})
 }
 
-// fwdResolved gives a FWD whose class is already resolved to a struct
-// that struct as its class, as libbpf maps a resolved FWD.
+// fwdResolved gives a forward declaration whose class is already resolved
+// to a complete type that type as its class, as libbpf maps a resolved FWD.
 func (st *batchState) fwdResolved(v uint32) {
-	if st.fwdOK && len(st.d.fwdTo) > 0 && st.kind(v) == btf.KindFwd {
+	if st.fwdOK && len(st.d.fwdTo) > 0 && isFwd(st.nodeOf(st.t0+v)) {
 		if s, ok := st.d.fwdTo[st.res[v]]; ok {
 			st.res[v] = st.classOr(s)
 		}
@@ -505,6 +523,21 @@ func (st *batchState) hashComponent(members []uint32) {
 			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
 		}
 		st.bhash[m] = finalize(h)
+	}
+}
+
+// targetsResolved ends the epoch if one of members, now resolved, is what
+// a resolved FWD reads: the FWD now reads its class.
+func (st *batchState) targetsResolved(members []uint32) {
+	if st.fwdTarget == nil {
+		return
+	}
+	for _, m := range members {
+		if st.fwdTarget[m] {
+			st.fwdTarget[m] = false
+			st.epoch++
+			st.d.stats.epochs++
+		}
 	}
 }
 

@@ -123,7 +123,7 @@ func (st *batchState) commit(remap []btf.TypeID) {
 	d.wroom -= words
 	d.grow(len(order))
 	d.words += words
-	w := st.pairs[:0]
+	w := st.scratch[:0]
 	for _, ci := range order {
 		t, tw := st.typ(ci)
 		w = append(w[:0], tw...)
@@ -131,8 +131,18 @@ func (st *batchState) commit(remap []btf.TypeID) {
 		d.table.Add(t, w...)
 		d.push(st.bhash[ci], st.btag[ci], st.blh[ci], st.fin[ci], !d.neverMerged(t.Kind()))
 	}
-	st.pairs = w[:0]
+	st.scratch = w[:0]
 	st.commitFwds(remap)
+	if st.kept != nil {
+		for i, k := range st.kept {
+			if id := uint32(remap[i]); k && id >= st.t0 {
+				if d.kept == nil {
+					d.kept = make(map[uint32]bool)
+				}
+				d.kept[id] = true
+			}
+		}
+	}
 }
 
 // unshare gives the table its own interned string table, when a batch

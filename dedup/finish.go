@@ -287,6 +287,16 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		st.types[len(st.types)-1] = t
 	}
 	st.ready()
+	if len(d.kept) > 0 {
+		// Classes kept apart from the base stay apart.
+		st.kept = make([]bool, st.n)
+		for id := range d.kept {
+			if tg := target[id-first]; tg == 0 {
+				st.kept[pos[id-first]-first] = true
+			}
+		}
+		d.kept = nil
+	}
 	st.run()
 	r := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, st.n)}
 	st.commit(r.IDs)

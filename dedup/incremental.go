@@ -61,6 +61,16 @@ type Incremental struct {
 	// dirty: memo of baseDirty, dropped whenever a base FWD resolves.
 	dirty map[uint32]bool
 
+	stats walkStats // work of the equivalence checks so far
+
+	// Split mode: base STRUCTs and UNIONs by label hash (adjustBase), and
+	// the table ids of classes kept apart from the base.
+	agg     hindex
+	aggKey  []uint64
+	aggID   []uint32
+	aggNext []uint32
+	kept    map[uint32]bool
+
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool
 }
@@ -127,6 +137,7 @@ func (d *Incremental) AddBatch(batch *btf.Spec) (Remap, error) {
 		return Remap{}, err
 	}
 	st := d.loadSpec(batch)
+	st.adjustBase()
 	st.run()
 	remap := make([]btf.TypeID, st.n)
 	st.commit(remap)

@@ -172,6 +172,7 @@ func (d *Incremental) dedupAll(p *plan, strs *btf.Strings, next Source) (*btf.Sp
 			st.types[i] = t
 		}
 		st.ready()
+		st.adjustBase()
 		st.run()
 		remap = remap[:st.n]
 		st.commit(remap)

@@ -1,0 +1,147 @@
+package dedup
+
+import "github.com/btfstream/btfstream/btf"
+
+// Split mode: module structs kept apart from the base (see the package
+// documentation, "Modules: what stays a module type").
+
+// adjustBase runs before a split batch is resolved. In id order, each
+// STRUCT or UNION of the batch is checked against the base aggregates of
+// equal label, newest first. A check that is OK but for base FWDs opposite
+// complete structs of the batch (ADJ) resolves those base FWDs to the
+// batch's structs and keeps the batch type apart from the base, unless a
+// later candidate is OK; later checks read the resolved FWDs as the
+// structs, so only the first type (in id order) to reach a base FWD is
+// kept for it. This is libbpf's hypot_adjust_canon, in libbpf's order.
+// Hashes are not known yet, so the checks compare labels only.
+func (st *batchState) adjustBase() {
+	d := st.d
+	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {
+		return
+	}
+	d.indexBaseAggregates()
+	st.noHash = true
+	for i := 0; i < st.n; i++ {
+		v := st.t0 + uint32(i)
+		n := st.nodeOf(v)
+		if k := n.t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || n.t.Vlen() == 0 {
+			continue
+		}
+		kept := false
+		for e := d.agg.find(labelHash(n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+			b := d.aggID[e-1]
+			if !labelEq(n, st.nodeOf(b)) {
+				continue
+			}
+			r := st.check(v, b)
+			if r == pairOK {
+				kept = false
+				break
+			}
+			if r == pairAdj {
+				st.adjustFwds(v, b)
+				kept = true
+			}
+		}
+		if kept {
+			if st.kept == nil {
+				st.kept = make([]bool, st.n)
+			}
+			st.kept[i] = true
+		}
+	}
+	st.noHash = false
+}
+
+// adjustFwds resolves every base FWD that the ADJ pair (a, b) reaches
+// opposite a complete type to that type (first come).
+func (st *batchState) adjustFwds(a, b uint32) {
+	st.stamp++
+	st.bump = false
+	i := st.pm.find(a, b)
+	stack := append(st.ptstack[:0], i)
+	st.pm.nodes[i].mark = st.stamp
+	for len(stack) > 0 {
+		p := st.pm.nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
+			x, y := st.leftRef(na, j), st.rightRef(nb, j)
+			r, c := st.pairOf(x, y, false)
+			if c == none {
+				if r == pairAdj {
+					st.setFwd(y, st.classOr(x))
+				}
+				continue
+			}
+			if q := &st.pm.nodes[c]; q.mark != st.stamp {
+				q.mark = st.stamp
+				stack = append(stack, c)
+			}
+		}
+	}
+	st.ptstack = stack[:0]
+	if st.bump {
+		st.epoch++
+		st.d.stats.epochs++
+	}
+}
+
+// keptDirty reports whether batch type i, not a struct or union, reaches a
+// kept struct without passing through another struct or union. libbpf
+// compares such reference types by their exact (resolved) edges, so they
+// stay module types too.
+func (st *batchState) keptDirty(i uint32) bool {
+	if st.dirty == nil {
+		st.dirty = make([]uint8, st.n)
+	}
+	switch st.dirty[i] {
+	case 1, 2:
+		return false
+	case 3:
+		return true
+	}
+	t, w := st.typ(i)
+	if k := t.Kind(); k == btf.KindStruct || k == btf.KindUnion {
+		st.dirty[i] = 2
+		return false
+	}
+	st.dirty[i] = 1 // a cycle without a struct: not through this type
+	v := false
+	for j, n := 0, numRefs(t, w); j < n && !v; j++ {
+		if c := refAt(t, w, j); c >= st.t0 {
+			ci := c - st.t0
+			if k := st.kind(ci); k == btf.KindStruct || k == btf.KindUnion {
+				v = st.kept[ci]
+			} else {
+				v = st.keptDirty(ci)
+			}
+		}
+	}
+	st.dirty[i] = 2
+	if v {
+		st.dirty[i] = 3
+	}
+	return v
+}
+
+// indexBaseAggregates indexes the base's STRUCTs and UNIONs by label hash,
+// once, for adjustBase.
+func (d *Incremental) indexBaseAggregates() {
+	if d.aggID != nil {
+		return
+	}
+	v := viewOf(d.base.Strings())
+	d.agg.reset(0)
+	d.aggID = []uint32{}
+	for id := uint32(1); id < uint32(d.base.NextID()); id++ {
+		t := d.base.Type(btf.TypeID(id))
+		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
+			continue
+		}
+		h := labelHash(node{t, d.base.Extra(btf.TypeID(id)), &v})
+		d.aggKey = append(d.aggKey, h)
+		d.aggID = append(d.aggID, id)
+		d.aggNext = append(d.aggNext, d.agg.put(h, uint32(len(d.aggID)), d.aggKey, 1))
+	}
+}

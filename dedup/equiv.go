@@ -1,0 +1,442 @@
+package dedup
+
+import "github.com/btfstream/btfstream/btf"
+
+// Equivalence checks between a batch type and a candidate class: a
+// greatest fixed point over pairs, computed depth-first with Tarjan's
+// algorithm and memoised (see the package documentation, "Comparing a
+// batch type with a candidate").
+
+// Pair states.
+const (
+	pairOK   uint8 = 1 // may be equivalent (valid while the epoch lasts)
+	pairAdj  uint8 = 2 // equivalent only if a base FWD stood for a struct outside the base
+	pairFail uint8 = 3 // not equivalent (valid for the rest of the batch)
+	pairOpen uint8 = 4 // on the stack of the check in progress
+)
+
+// pairNode is one memoised pair: left a (a batch type or an existing id,
+// read as it is written) against right b (a class, read through resolved
+// forward declarations). 32 bytes.
+type pairNode struct {
+	a, b     uint32
+	epoch    uint32 // OK and ADJ hold while it equals the batch's epoch
+	idx, low uint32 // Tarjan numbers while open
+	slot     uint32 // index slot, to clear it
+	mark     uint32 // commit that visited it last
+	state    uint8
+	adj      bool
+}
+
+// pairFrame is a pair being explored, with the next edge to look at.
+type pairFrame struct {
+	n      uint32
+	j, end int32
+	na, nb node
+}
+
+// walkStats counts the work of the equivalence checks, for tests and
+// benchmarks: checks started, pairs explored (each costs one visit of its
+// edges), edges looked at, commits, and epochs (OK results forgotten).
+type walkStats struct {
+	checks, nodes, edges, commits, epochs int
+}
+
+// pairMemo is an open-addressing index from (a, b) to its pairNode.
+type pairMemo struct {
+	slots []uint32 // node index + 1; 0 empty
+	nodes []pairNode
+}
+
+func pairHash(a, b uint32) uint64 { return finalize(uint64(a)<<32 | uint64(b)) }
+
+// reset empties the memo; it costs the number of pairs it held.
+func (m *pairMemo) reset() {
+	for i := range m.nodes {
+		m.slots[m.nodes[i].slot] = 0
+	}
+	m.nodes = m.nodes[:0]
+}
+
+// find returns the node of (a, b), or none.
+func (m *pairMemo) find(a, b uint32) uint32 {
+	if len(m.slots) == 0 {
+		return none
+	}
+	mask := uint64(len(m.slots) - 1)
+	for i := pairHash(a, b) & mask; ; i = (i + 1) & mask {
+		v := m.slots[i]
+		if v == 0 {
+			return none
+		}
+		if p := &m.nodes[v-1]; p.a == a && p.b == b {
+			return v - 1
+		}
+	}
+}
+
+// add creates the node of (a, b), which must not exist.
+func (m *pairMemo) add(a, b uint32) uint32 {
+	if 2*(len(m.nodes)+1) > len(m.slots) {
+		m.grow()
+	}
+	n := uint32(len(m.nodes))
+	m.nodes = append(m.nodes, pairNode{a: a, b: b, slot: m.place(a, b, n)})
+	return n
+}
+
+func (m *pairMemo) place(a, b, n uint32) uint32 {
+	mask := uint64(len(m.slots) - 1)
+	i := pairHash(a, b) & mask
+	for m.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	m.slots[i] = n + 1
+	return uint32(i)
+}
+
+func (m *pairMemo) grow() {
+	size := max(64, 2*len(m.slots))
+	m.slots = make([]uint32, size)
+	for i := range m.nodes {
+		p := &m.nodes[i]
+		p.slot = m.place(p.a, p.b, uint32(i))
+	}
+}
+
+// fwdRank tells what a type can stand for or be stood for by: a struct or
+// union FWD, or an enum without values (fwd true), or a complete named
+// STRUCT, UNION, ENUM or ENUM64 (fwd false); cls is fwdStruct, fwdUnion or
+// fwdEnum, and 0xff for anything else.
+func fwdRank(n node) (cls uint8, fwd bool) {
+	switch n.t.Kind() {
+	case btf.KindFwd:
+		if n.t.KindFlag() {
+			return fwdUnion, true
+		}
+		return fwdStruct, true
+	case btf.KindStruct:
+		return fwdStruct, false
+	case btf.KindUnion:
+		return fwdUnion, false
+	case btf.KindEnum, btf.KindEnum64:
+		return fwdEnum, n.t.Vlen() == 0
+	}
+	return 0xff, false
+}
+
+// isFwd reports whether n is a forward declaration: a FWD, or an ENUM or
+// ENUM64 without values.
+func isFwd(n node) bool {
+	_, fwd := fwdRank(n)
+	return fwd
+}
+
+// leftClass returns the class of a left element, or none for an
+// unresolved batch type.
+func (st *batchState) leftClass(a uint32) uint32 {
+	if a < st.t0 {
+		return a // existing ids on the left are canonical already
+	}
+	return st.res[a-st.t0]
+}
+
+// leftRef returns edge j of a left element as written (canonical if it
+// names an existing id).
+func (st *batchState) leftRef(n node, j int) uint32 {
+	c := refAt(n.t, n.w, j)
+	if c < st.t0 {
+		return st.d.canonEx(c)
+	}
+	return c
+}
+
+// rightRef returns edge j of a right element as a class, through resolved
+// forward declarations.
+func (st *batchState) rightRef(n node, j int) uint32 { return st.elem(refAt(n.t, n.w, j)) }
+
+// hashKnown reports whether id's structural hash has been computed: existing
+// ids, and batch types whose component has been reached.
+func (st *batchState) hashKnown(id uint32) bool { return id < st.t0 || st.idx[id-st.t0] == none }
+
+// pairOf classifies the pair (a, b): a leaf result (OK, ADJ or FAIL) with
+// node none, or the pair's node with its state (0: to explore, which
+// includes OK and ADJ results of an earlier epoch). With create false,
+// a pair that has no node yet is reported as (0, none).
+func (st *batchState) pairOf(a, b uint32, create bool) (uint8, uint32) {
+	if a == b || st.leftClass(a) == b {
+		return pairOK, none
+	}
+	if a == 0 || b == 0 {
+		return pairFail, none
+	}
+	na, nb := st.nodeOf(a), st.nodeOf(b)
+	if isFwd(na) || isFwd(nb) {
+		return st.fwdPair(a, b, na, nb), none
+	}
+	k := na.t.Kind()
+	if k != nb.t.Kind() || st.d.neverMerged(k) || !labelEq(na, nb) {
+		return pairFail, none
+	}
+	if !st.noHash && st.hashKnown(a) && st.hashKnown(b) && st.hashOf(a) != st.hashOf(b) {
+		return pairFail, none
+	}
+	if numRefs(na.t, na.w) == 0 {
+		return pairOK, none
+	}
+	i := st.pm.find(a, b)
+	if i == none {
+		if !create {
+			return 0, none
+		}
+		return 0, st.pm.add(a, b)
+	}
+	p := &st.pm.nodes[i]
+	if p.state == pairFail || p.state == pairOpen || p.epoch == st.epoch {
+		return p.state, i
+	}
+	return 0, i
+}
+
+// fwdPair classifies a pair of which at least one side is a forward
+// declaration: a FWD and the STRUCT or UNION (as its kind_flag says) of
+// its name, or an enum without values and an ENUM or ENUM64 of its name,
+// stand for each other, as do two such declarations of one name. A base
+// FWD on the right opposite a struct on the left gives ADJ: they would be
+// equivalent only if the base changed (libbpf's hypot_adjust_canon).
+// Without FWD resolution (Compare, the base), only equal labels match.
+func (st *batchState) fwdPair(a, b uint32, na, nb node) uint8 {
+	if !st.fwdOK {
+		if na.t.Kind() == nb.t.Kind() && labelEq(na, nb) {
+			return pairOK
+		}
+		return pairFail
+	}
+	ca, fa := fwdRank(na)
+	cb, fb := fwdRank(nb)
+	if ca != cb || ca == 0xff || na.t.NameOff == 0 || nb.t.NameOff == 0 ||
+		!strEq(na, nb, uint32(na.t.NameOff), uint32(nb.t.NameOff)) {
+		return pairFail
+	}
+	if fa && fb && ca != fwdEnum && na.t.Info != nb.t.Info {
+		return pairFail
+	}
+	if fb && !fa && ca != fwdEnum && b < uint32(st.d.table.FirstID()) {
+		return pairAdj
+	}
+	return pairOK
+}
+
+// check reports whether left a may be equivalent to right b: OK when the
+// pairs reachable from (a, b) hold no conflict, ADJ when they hold none
+// but a base FWD opposite a struct outside the base, FAIL otherwise. Every
+// pair explored is memoised: FAIL for the rest of the batch, OK and ADJ
+// for the epoch. The pairs form a graph (a pair's successors are the pairs
+// of its edges); its strongly connected components, found by Tarjan's
+// algorithm, are decided together: a component fails if any pair in it
+// reaches a conflict, and when one is found every pair still on the stack
+// reaches it, so all of them fail at once.
+func (st *batchState) check(a, b uint32) uint8 {
+	stats := &st.d.stats
+	stats.checks++
+	r, i := st.pairOf(a, b, true)
+	if i == none || r != 0 {
+		return r
+	}
+	frames, tstack := st.pframes[:0], st.ptstack[:0]
+	counter := uint32(0)
+	open := func(i uint32) {
+		counter++
+		p := &st.pm.nodes[i]
+		p.state, p.adj, p.idx, p.low = pairOpen, false, counter, counter
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		frames = append(frames, pairFrame{n: i, end: int32(numRefs(na.t, na.w)), na: na, nb: nb})
+		tstack = append(tstack, i)
+		stats.nodes++
+	}
+	open(i)
+	root := i
+	for len(frames) > 0 {
+		f := &frames[len(frames)-1]
+		if f.j < f.end {
+			j := int(f.j)
+			f.j++
+			stats.edges++
+			r, c := st.pairOf(st.leftRef(f.na, j), st.rightRef(f.nb, j), true)
+			switch r {
+			case pairFail:
+				// Everything on the stack reaches this conflict.
+				for _, m := range tstack {
+					st.pm.nodes[m].state = pairFail
+				}
+				st.pframes, st.ptstack = frames[:0], tstack[:0]
+				return pairFail
+			case pairAdj:
+				st.pm.nodes[f.n].adj = true
+			case pairOpen:
+				if p := &st.pm.nodes[f.n]; st.pm.nodes[c].idx < p.low {
+					p.low = st.pm.nodes[c].idx
+				}
+			case 0:
+				open(c)
+			}
+			continue
+		}
+		n := f.n
+		frames = frames[:len(frames)-1]
+		p := st.pm.nodes[n]
+		if p.low == p.idx {
+			// A component of pairs: decided together.
+			k := len(tstack)
+			adj := false
+			for {
+				k--
+				adj = adj || st.pm.nodes[tstack[k]].adj
+				if tstack[k] == n {
+					break
+				}
+			}
+			s := pairOK
+			if adj {
+				s = pairAdj
+			}
+			for _, m := range tstack[k:] {
+				st.pm.nodes[m].state, st.pm.nodes[m].epoch = s, st.epoch
+			}
+			tstack = tstack[:k]
+			if len(frames) > 0 && adj {
+				st.pm.nodes[frames[len(frames)-1].n].adj = true
+			}
+		} else if len(frames) > 0 {
+			q := &st.pm.nodes[frames[len(frames)-1].n]
+			q.low = min(q.low, p.low)
+			q.adj = q.adj || p.adj
+		}
+	}
+	st.pframes, st.ptstack = frames, tstack
+	return st.pm.nodes[root].state
+}
+
+// match tries batch type v against class c: if check finds them OK, the
+// pairs they reach are committed. It reports whether v got a class.
+func (st *batchState) match(v, c uint32) bool {
+	if st.kept != nil && st.kept[v] && c < uint32(st.d.table.FirstID()) {
+		return false // kept apart from the base (see adjustBase)
+	}
+	if st.check(st.t0+v, c) != pairOK {
+		return false
+	}
+	st.commitPair(st.t0+v, c)
+	return st.res[v] != none
+}
+
+// commitPair makes the OK pair (a, b) and all it reaches final: an
+// unresolved batch type on the left takes the class opposite it (first
+// come), a forward declaration opposite a complete type is resolved to it
+// (first come, fwdTo). Only pairs of the current epoch are visited, each
+// once.
+func (st *batchState) commitPair(a, b uint32) {
+	st.d.stats.commits++
+	st.stamp++
+	st.bump = false
+	st.assign(a, b)
+	i := st.pm.find(a, b)
+	if i == none {
+		return // a leaf (no edges): nothing below it
+	}
+	stack := append(st.ptstack[:0], i)
+	st.pm.nodes[i].mark = st.stamp
+	for len(stack) > 0 {
+		p := st.pm.nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
+			x, y := st.leftRef(na, j), st.rightRef(nb, j)
+			_, c := st.pairOf(x, y, false)
+			if c == none {
+				// A leaf: equal classes, two types without edges, or a
+				// forward declaration and what it stands for.
+				if x != y {
+					st.resolveFwd(x, y)
+				}
+				continue
+			}
+			if q := &st.pm.nodes[c]; q.mark != st.stamp {
+				q.mark = st.stamp
+				st.assign(x, y)
+				stack = append(stack, c)
+			}
+		}
+	}
+	st.ptstack = stack[:0]
+	if st.bump {
+		st.epoch++
+		st.d.stats.epochs++
+	}
+}
+
+// assign gives an unresolved batch type a the class b, unless b is not a
+// class, or a must stay apart from the base (kept, or reaching a kept
+// struct), or b is a base type that reaches a resolved base FWD.
+func (st *batchState) assign(a, b uint32) {
+	if a < st.t0 || st.res[a-st.t0] != none || !st.isClass(b) {
+		return
+	}
+	i := a - st.t0
+	if b < uint32(st.d.table.FirstID()) {
+		if st.kept != nil && (st.kept[i] || st.keptDirty(i)) || st.d.baseDirty(b) {
+			return
+		}
+	}
+	st.res[i] = b
+	if st.fwdTarget != nil && st.fwdTarget[i] {
+		st.bump = true // a resolved FWD read through i now reads its class
+	}
+}
+
+// resolveFwd records, for a leaf pair of a forward declaration and a
+// complete type, what the declaration stands for (first come).
+func (st *batchState) resolveFwd(x, y uint32) {
+	nx, ny := st.nodeOf(x), st.nodeOf(y)
+	fx, fy := isFwd(nx), isFwd(ny)
+	switch {
+	case fy && !fx:
+		st.setFwd(y, st.classOr(x))
+	case fx && !fy:
+		if c := st.classOr(x); st.isClass(c) && isFwd(st.nodeOf(c)) {
+			st.setFwd(c, y)
+		}
+	}
+}
+
+// setFwd records that FWD class f stands for s, unless f already stands
+// for something.
+func (st *batchState) setFwd(f, s uint32) {
+	d := st.d
+	if _, done := d.fwdTo[f]; done || f == 0 {
+		return
+	}
+	if d.fwdTo == nil {
+		d.fwdTo = make(map[uint32]uint32)
+	}
+	d.fwdTo[f] = s
+	if f < uint32(d.table.FirstID()) {
+		d.dirty = nil
+	}
+	if f >= st.t0 || s >= st.t0 {
+		st.fwdNew = append(st.fwdNew, f)
+	}
+	if s >= st.t0 && st.res[s-st.t0] == none {
+		st.markFwdTarget(s - st.t0)
+	}
+	st.bump = true
+}
+
+// markFwdTarget notes that a resolved FWD reads batch type i: when i gets
+// its class, what the FWD reads changes, and OK results are forgotten.
+func (st *batchState) markFwdTarget(i uint32) {
+	if st.fwdTarget == nil {
+		st.fwdTarget = make([]bool, st.n)
+	}
+	st.fwdTarget[i] = true
+}
