@@ -160,6 +160,32 @@ var dedupCases = []dedupCase{
 		want: []string{"[1] ENUM 'e' size 4 {A=1}", "[2] ENUM64 'e' size 4 {A=1}", "[3] ENUM 'e' size 4 {}"},
 	},
 	{
+		name: "enum forward declaration and the enum give one ENUM",
+		cus: []cu{
+			func(b *builder) { b.Enum("e", "e", 4) },
+			func(b *builder) { b.Enum("e", "e", 4, "A=1") },
+			func(b *builder) { b.Enum("e", "e", 4) },
+		},
+		want: []string{"[1] ENUM 'e' size 4 {A=1}"},
+	},
+	{
+		// Two complete enums 'e': only the check of the struct that
+		// holds the declaration can tell which one it stands for (the
+		// shape of fwnode_operations and enum dev_dma_attr in Linux 6.1).
+		name: "struct holding an enum forward declaration merges with the one holding the enum",
+		cus: []cu{
+			func(b *builder) { b.Enum("e", "e", 4, "A=1"); b.Struct("s", "s", 4, "x:e@0") },
+			func(b *builder) { b.Enum("e", "e", 4, "B=2"); b.Struct("t", "t", 4, "y:e@0") },
+			func(b *builder) { b.Enum("e", "e", 4); b.Struct("s", "s", 4, "x:e@0") },
+		},
+		want: []string{
+			"[1] ENUM 'e' size 4 {A=1}",
+			"[2] STRUCT 's' size 4 {x:1@0}",
+			"[3] ENUM 'e' size 4 {B=2}",
+			"[4] STRUCT 't' size 4 {y:3@0}",
+		},
+	},
+	{
 		name: "identical anonymous definitions in one parent",
 		cus: []cu{func(b *builder) {
 			b.Int("i", "int", 4)
@@ -258,6 +284,34 @@ var dedupCases = []dedupCase{
 			"[6] PTR '' -> 4",
 		},
 	},
+	{
+		// Folding the module's s1 onto the base's would make its member
+		// a pointer to FWD s2, where the module has struct s2: the
+		// module keeps its s1 (libbpf: hypot_adjust_canon), the base FWD
+		// stands for the module's s2, and a second unit's s1 merges with
+		// the module's.
+		name: "split: module s1 reaching a complete s2 stays apart from the base s1 reaching FWD s2",
+		base: func(b *builder) {
+			b.Int("int", "int", 4)
+			b.Fwd("f2", "s2", false)
+			b.Ptr("pf2", "f2")
+			b.Struct("s1", "s1", 8, "p:pf2@0")
+		},
+		cus: []cu{s1ToS2, s1ToS2},
+		want: []string{
+			"[5] STRUCT 's2' size 4 {x:1@0}",
+			"[6] PTR '' -> 5",
+			"[7] STRUCT 's1' size 8 {p:6@0}",
+		},
+	},
+}
+
+// s1ToS2 is a unit with struct s1 { struct s2 *p; } and s2 complete.
+func s1ToS2(b *builder) {
+	b.Int("i", "int", 4)
+	b.Struct("ms2", "s2", 4, "x:i@0")
+	b.Ptr("mp", "ms2")
+	b.Struct("ms1", "s1", 8, "p:mp@0")
 }
 
 func listHead(b *builder) {
