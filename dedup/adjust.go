@@ -87,44 +87,6 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	}
 }
 
-// keptDirty reports whether batch type i, not a struct or union, reaches a
-// kept struct without passing through another struct or union. libbpf
-// compares such reference types by their exact (resolved) edges, so they
-// stay module types too.
-func (st *batchState) keptDirty(i uint32) bool {
-	if st.dirty == nil {
-		st.dirty = make([]uint8, st.n)
-	}
-	switch st.dirty[i] {
-	case 1, 2:
-		return false
-	case 3:
-		return true
-	}
-	t, w := st.typ(i)
-	if k := t.Kind(); k == btf.KindStruct || k == btf.KindUnion {
-		st.dirty[i] = 2
-		return false
-	}
-	st.dirty[i] = 1 // a cycle without a struct: not through this type
-	v := false
-	for j, n := 0, numRefs(t, w); j < n && !v; j++ {
-		if c := refAt(t, w, j); c >= st.t0 {
-			ci := c - st.t0
-			if k := st.kind(ci); k == btf.KindStruct || k == btf.KindUnion {
-				v = st.kept[ci]
-			} else {
-				v = st.keptDirty(ci)
-			}
-		}
-	}
-	st.dirty[i] = 2
-	if v {
-		st.dirty[i] = 3
-	}
-	return v
-}
-
 // indexBaseAggregates indexes the base's STRUCTs and UNIONs by label hash,
 // once, for adjustBase.
 func (d *Incremental) indexBaseAggregates() {

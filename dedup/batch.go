@@ -58,10 +58,9 @@ type batchState struct {
 	fwdOK     bool     // FWD <-> STRUCT/UNION equivalence applies
 	fwdTarget []bool   // by batch index: a resolved FWD reads this unresolved type
 
-	// Split mode (adjust.go): batch types kept apart from the base, and
-	// the memo of keptDirty (0 unknown, 1 on the way, 2 no, 3 yes).
-	kept  []bool
-	dirty []uint8
+	// Split mode (adjust.go): batch types kept apart from the base.
+	kept      []bool
+	assignAll bool // commits give classes to all types, not only structs
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
@@ -84,7 +83,7 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	st.fwdOK = !d.mergeAll
 	st.fwdNew = st.fwdNew[:0]
 	st.pm.reset()
-	st.fwdTarget, st.kept, st.dirty = nil, nil, nil
+	st.fwdTarget, st.kept = nil, nil
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
@@ -312,14 +311,24 @@ func (st *batchState) component(members []uint32) {
 			st.newClass(m, false)
 		}
 	}
-	// (a) members equivalent to an existing class, found by checking them
-	// against the candidates of their hash (equiv.go).
+	// (a) members equivalent to an existing class: structs and unions
+	// found by checking them against the candidates of their hash
+	// (equiv.go), which makes the structs they reach final too.
 	for _, m := range members {
-		if st.res[m] != none {
-			continue
+		if k := st.kind(m); st.res[m] == none && (k == btf.KindStruct || k == btf.KindUnion) {
+			st.tryCandidates(m)
 		}
-		st.tryCandidates(m)
 	}
+	// Then the other members by their exact resolved edges, and those on a
+	// cycle without a struct by checking.
+	st.exactRefs(members)
+	st.assignAll = true
+	for _, m := range members {
+		if st.res[m] == none && st.low[m] == refCyclic {
+			st.tryCandidates(m)
+		}
+	}
+	st.assignAll = false
 	// (b) the rest are new; partition refinement finds which of them are
 	// equivalent to each other.
 	r := st.rf.r[:0]
@@ -389,6 +398,25 @@ func (st *batchState) single(v uint32) {
 		st.newClass(v, false)
 		return
 	}
+	if st.exact(v) {
+		return
+	}
+	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
+	// x in the other, somewhere below): found by checking.
+	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && k > 0 {
+		if st.tryCandidates(v); st.res[v] != none {
+			return
+		}
+	}
+	st.newClass(v, true)
+	st.targetsResolved([]uint32{v})
+}
+
+// exact gives v the class whose label and resolved edges equal v's, if
+// there is one (this batch's classes first, then the table's).
+func (st *batchState) exact(v uint32) bool {
+	n := st.nodeOf(st.t0 + v)
+	k := numRefs(n.t, n.w)
 	same := func(c uint32) bool {
 		cn := st.nodeOf(c)
 		if !labelEq(n, cn) {
@@ -401,11 +429,12 @@ func (st *batchState) single(v uint32) {
 		}
 		return true
 	}
+	h := st.bhash[v]
 	for e := st.bindex.find(h, st.bhash, 1); e != 0; e = st.bnext[e-1] {
 		if same(st.t0 + e - 1) {
 			st.res[v] = st.t0 + e - 1
 			st.fwdResolved(v)
-			return
+			return true
 		}
 	}
 	kept := st.kept != nil && st.kept[v]
@@ -413,18 +442,71 @@ func (st *batchState) single(v uint32) {
 		if same(c) && !(kept && c < uint32(st.d.table.FirstID())) {
 			st.res[v] = c
 			st.fwdResolved(v)
-			return
+			return true
 		}
 	}
-	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
-	// x in the other, somewhere below): found by checking.
-	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && k > 0 {
-		if st.tryCandidates(v); st.res[v] != none {
-			return
+	return false
+}
+
+// States of exactRefs, in low.
+const (
+	refOpen   = 1 // on the path
+	refDone   = 2 // resolved, or certainly new
+	refCyclic = 3 // on or above a cycle of members that are not structs
+)
+
+// exactRefs resolves the unresolved members of a component that are not
+// structs or unions by their exact resolved edges, children first: once
+// the structs are done, libbpf deduplicates reference types the same way.
+// A member whose edge leads to a new member is new. Members on a cycle
+// without a struct, and those above one, are left refCyclic.
+func (st *batchState) exactRefs(members []uint32) {
+	for _, m := range members {
+		st.low[m] = 0
+	}
+	for _, m := range members {
+		if k := st.kind(m); st.res[m] == none && k != btf.KindStruct && k != btf.KindUnion {
+			st.exactRef(m)
 		}
 	}
-	st.newClass(v, true)
-	st.targetsResolved([]uint32{v})
+}
+
+func (st *batchState) exactRef(m uint32) uint32 {
+	switch st.low[m] {
+	case refOpen:
+		return refCyclic
+	case refDone, refCyclic:
+		return st.low[m]
+	}
+	st.low[m] = refOpen
+	t, w := st.typ(m)
+	state, known := uint32(refDone), true
+	for j, n := 0, numRefs(t, w); j < n; j++ {
+		c := refAt(t, w, j)
+		if c < st.t0 || st.res[c-st.t0] != none {
+			continue
+		}
+		ci := c - st.t0
+		if k := st.kind(ci); k == btf.KindStruct || k == btf.KindUnion {
+			known = false // a new struct: m is new
+			continue
+		}
+		switch st.exactRef(ci) {
+		case refCyclic:
+			state = refCyclic
+		case refDone:
+			known = known && st.res[ci] != none
+		}
+	}
+	if state == refCyclic {
+		st.low[m] = refCyclic
+		return refCyclic
+	}
+	if known {
+		st.exact(m)
+	}
+	st.low[m] = refDone
+	return refDone
 }
 
 // fwdResolved gives a forward declaration whose class is already resolved

@@ -375,18 +375,20 @@ func (st *batchState) commitPair(a, b uint32) {
 	}
 }
 
-// assign gives an unresolved batch type a the class b, unless b is not a
-// class, or a must stay apart from the base (kept, or reaching a kept
-// struct), or b is a base type that reaches a resolved base FWD.
+// assign gives an unresolved batch type a the class b, if a is a STRUCT
+// or UNION (or assignAll), b is a class, and a is not kept apart from
+// the base (adjustBase). As in libbpf, a check settles structs and unions;
+// other types are settled by their exact resolved edges (exactRefs).
 func (st *batchState) assign(a, b uint32) {
 	if a < st.t0 || st.res[a-st.t0] != none || !st.isClass(b) {
 		return
 	}
 	i := a - st.t0
-	if b < uint32(st.d.table.FirstID()) {
-		if st.kept != nil && (st.kept[i] || st.keptDirty(i)) || st.d.baseDirty(b) {
-			return
-		}
+	if k := st.kind(i); !st.assignAll && k != btf.KindStruct && k != btf.KindUnion {
+		return
+	}
+	if st.kept != nil && st.kept[i] && b < uint32(st.d.table.FirstID()) {
+		return
 	}
 	st.res[i] = b
 	if st.fwdTarget != nil && st.fwdTarget[i] {
@@ -420,9 +422,6 @@ func (st *batchState) setFwd(f, s uint32) {
 		d.fwdTo = make(map[uint32]uint32)
 	}
 	d.fwdTo[f] = s
-	if f < uint32(d.table.FirstID()) {
-		d.dirty = nil
-	}
 	if f >= st.t0 || s >= st.t0 {
 		st.fwdNew = append(st.fwdNew, f)
 	}

@@ -234,7 +234,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			baseTo[k] = v
 		}
 	}
-	d.fwdTo, d.dirty = nil, nil // keyed by old ids; all applied in target
+	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
 	d.index.reset(int(first))
@@ -306,7 +306,6 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 				d.fwdTo = make(map[uint32]uint32)
 			}
 			d.fwdTo[k] = uint32(r.Map(btf.TypeID(mapID(v))))
-			d.dirty = nil
 		}
 	}
 	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}

@@ -96,35 +96,3 @@ func (st *batchState) commitFwds(remap []btf.TypeID) {
 	st.scratch = moved[:0]
 	st.fwdNew = st.fwdNew[:0]
 }
-
-// baseDirty reports whether existing id c is a base type other than a
-// struct, union or FWD that reaches a base FWD resolved to a table struct
-// without passing through a named struct or union. libbpf deduplicates such
-// reference types by their exact (resolved) edges, and a base type's edges
-// still name the FWD, so no table type ever becomes one of them.
-func (d *Incremental) baseDirty(c uint32) bool {
-	if d.base == nil || len(d.fwdTo) == 0 || c == 0 || c >= uint32(d.table.FirstID()) {
-		return false
-	}
-	if d.dirty == nil {
-		d.dirty = make(map[uint32]bool)
-	}
-	if v, ok := d.dirty[c]; ok {
-		return v
-	}
-	t, w := d.base.Type(btf.TypeID(c)), d.base.Extra(btf.TypeID(c))
-	switch t.Kind() {
-	case btf.KindStruct, btf.KindUnion:
-		return false
-	case btf.KindFwd:
-		_, ok := d.fwdTo[c]
-		return ok
-	}
-	d.dirty[c] = false // a cycle without a struct: not through this type
-	v := false
-	for j, n := 0, numRefs(t, w); j < n && !v; j++ {
-		v = d.baseDirty(refAt(t, w, j))
-	}
-	d.dirty[c] = v
-	return v
-}

@@ -58,8 +58,6 @@ type Incremental struct {
 	// found to stand for (first come); applied in Finish. Few entries (at
 	// most one per FWD name), no pointers.
 	fwdTo map[uint32]uint32
-	// dirty: memo of baseDirty, dropped whenever a base FWD resolves.
-	dirty map[uint32]bool
 
 	stats walkStats // work of the equivalence checks so far
 
