@@ -82,8 +82,7 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	}
 	st.ptstack = stack[:0]
 	if st.bump {
-		st.epoch++
-		st.d.stats.epochs++
+		st.newEpoch()
 	}
 }
 

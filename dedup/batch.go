@@ -46,7 +46,8 @@ type batchState struct {
 
 	// Equivalence checks (equiv.go): the pair memo, the check's stacks,
 	// the epoch (OK results of earlier epochs are stale), the commit
-	// stamp, and whether the current commit ends the epoch.
+	// stamp (pairs committed since it changed are not visited again), and
+	// whether the current commit ends the epoch.
 	pm        pairMemo
 	pframes   []pairFrame
 	ptstack   []uint32
@@ -83,6 +84,7 @@ func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
 	st.fwdOK = !d.mergeAll
 	st.fwdNew = st.fwdNew[:0]
 	st.pm.reset()
+	st.stamp = 1 // new pairs have mark 0
 	st.fwdTarget, st.kept = nil, nil
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
@@ -323,6 +325,7 @@ func (st *batchState) component(members []uint32) {
 	// cycle without a struct by checking.
 	st.exactRefs(members)
 	st.assignAll = true
+	st.stamp++ // commits now assign more: visit pairs again
 	for _, m := range members {
 		if st.res[m] == none && st.low[m] == refCyclic {
 			st.tryCandidates(m)
@@ -617,8 +620,7 @@ func (st *batchState) targetsResolved(members []uint32) {
 	for _, m := range members {
 		if st.fwdTarget[m] {
 			st.fwdTarget[m] = false
-			st.epoch++
-			st.d.stats.epochs++
+			st.newEpoch()
 		}
 	}
 }

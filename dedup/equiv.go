@@ -333,16 +333,15 @@ func (st *batchState) match(v, c uint32) bool {
 // commitPair makes the OK pair (a, b) and all it reaches final: an
 // unresolved batch type on the left takes the class opposite it (first
 // come), a forward declaration opposite a complete type is resolved to it
-// (first come, fwdTo). Only pairs of the current epoch are visited, each
-// once.
+// (first come, fwdTo). A pair is visited once per epoch: visiting it again
+// would find its types assigned and its declarations resolved already.
 func (st *batchState) commitPair(a, b uint32) {
 	st.d.stats.commits++
-	st.stamp++
 	st.bump = false
 	st.assign(a, b)
 	i := st.pm.find(a, b)
-	if i == none {
-		return // a leaf (no edges): nothing below it
+	if i == none || st.pm.nodes[i].mark == st.stamp {
+		return // a leaf (no edges), or committed in this epoch
 	}
 	stack := append(st.ptstack[:0], i)
 	st.pm.nodes[i].mark = st.stamp
@@ -370,9 +369,16 @@ func (st *batchState) commitPair(a, b uint32) {
 	}
 	st.ptstack = stack[:0]
 	if st.bump {
-		st.epoch++
-		st.d.stats.epochs++
+		st.newEpoch()
 	}
+}
+
+// newEpoch forgets OK and ADJ results and commit marks: what the pairs
+// read has changed.
+func (st *batchState) newEpoch() {
+	st.epoch++
+	st.stamp++
+	st.d.stats.epochs++
 }
 
 // assign gives an unresolved batch type a the class b, if a is a STRUCT
