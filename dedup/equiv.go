@@ -355,7 +355,7 @@ func (st *batchState) commitPair(a, b uint32) {
 			if c == none {
 				// A leaf: equal classes, two types without edges, or a
 				// forward declaration and what it stands for.
-				if x != y {
+				if x != y && st.leftClass(x) != y {
 					st.resolveFwd(x, y)
 				}
 				continue

@@ -40,12 +40,30 @@ func cutKey(n node) (uint64, bool) {
 // for (or its class).
 func (st *batchState) elem(id uint32) uint32 {
 	c := st.classOr(id)
-	if len(st.d.fwdTo) > 0 && c != 0 && isFwd(st.nodeOf(c)) {
+	if len(st.d.fwdTo) > 0 && c != 0 && st.declares(c) {
 		if s, ok := st.d.fwdTo[c]; ok {
 			c = st.classOr(s)
 		}
 	}
 	return c
+}
+
+// declares reports whether id is a forward declaration (isFwd), reading
+// only its header.
+func (st *batchState) declares(id uint32) bool {
+	var t btf.Type
+	if id < st.t0 {
+		t = st.d.table.Type(btf.TypeID(id))
+	} else {
+		t, _ = st.typ(id - st.t0)
+	}
+	switch t.Kind() {
+	case btf.KindFwd:
+		return true
+	case btf.KindEnum, btf.KindEnum64:
+		return t.Vlen() == 0
+	}
+	return false
 }
 
 // classOr returns the class of id, or id itself for an unresolved batch type.
