@@ -170,6 +170,15 @@ func (st *batchState) pairOf(a, b uint32, create bool) (uint8, uint32) {
 	if a == 0 || b == 0 {
 		return pairFail, none
 	}
+	// A pair met before has equal labels and hashes: only nodes have
+	// memo entries.
+	if i := st.pm.find(a, b); i != none {
+		p := &st.pm.nodes[i]
+		if p.state == pairFail || p.state == pairOpen || p.epoch == st.epoch {
+			return p.state, i
+		}
+		return 0, i
+	}
 	na, nb := st.nodeOf(a), st.nodeOf(b)
 	if isFwd(na) || isFwd(nb) {
 		return st.fwdPair(a, b, na, nb), none
@@ -184,18 +193,10 @@ func (st *batchState) pairOf(a, b uint32, create bool) (uint8, uint32) {
 	if numRefs(na.t, na.w) == 0 {
 		return pairOK, none
 	}
-	i := st.pm.find(a, b)
-	if i == none {
-		if !create {
-			return 0, none
-		}
-		return 0, st.pm.add(a, b)
+	if !create {
+		return 0, none
 	}
-	p := &st.pm.nodes[i]
-	if p.state == pairFail || p.state == pairOpen || p.epoch == st.epoch {
-		return p.state, i
-	}
-	return 0, i
+	return 0, st.pm.add(a, b)
 }
 
 // fwdPair classifies a pair of which at least one side is a forward
@@ -351,13 +352,16 @@ func (st *batchState) commitPair(a, b uint32) {
 		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
 		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
 			x, y := st.leftRef(na, j), st.rightRef(nb, j)
-			_, c := st.pairOf(x, y, false)
+			if x == y || st.leftClass(x) == y {
+				continue
+			}
+			// Every pair below an OK pair that is not a leaf has a node:
+			// a check met it in this epoch.
+			c := st.pm.find(x, y)
 			if c == none {
-				// A leaf: equal classes, two types without edges, or a
-				// forward declaration and what it stands for.
-				if x != y && st.leftClass(x) != y {
-					st.resolveFwd(x, y)
-				}
+				// A leaf: two types without edges, or a forward
+				// declaration and what it stands for.
+				st.resolveFwd(x, y)
 				continue
 			}
 			if q := &st.pm.nodes[c]; q.mark != st.stamp {
