@@ -324,6 +324,7 @@
 // Incremental with the base, batch by batch, or the module's units as one
 // batch) keeps exactly pahole 1.31's module types: xfs, nf_tables, sctp,
 // tcp_bbr and virtio_net of the 6.1 and 6.12 kernels are diff-equal.
+// The encoder does this (stream/merge: an Incremental over the base).
 // SplitOnto, which deduplicates the module alone first, cannot: the
 // module's own dedup already merged the two units' sctp_state_fn_t, so it
 // has 3 types fewer than pahole in sctp.ko (equal on the others).

@@ -50,9 +50,11 @@ func New(cfg Config) (*Merger, error) {
 	if cfg.NoDedup {
 		m.d = newFlatSink(cfg.Base)
 	} else {
-		// A module is deduplicated on its own first and split onto the
-		// base once at the end (dedup.SplitOnto), as pahole does.
-		d, err := dedup.NewIncremental(nil)
+		// A module's units meet the base from the first one on, so split
+		// mode sees each unit's own view of the types it shares with the
+		// base: the module copies libbpf keeps (dedup/doc.go, "Modules")
+		// are only found there, not after the module's own dedup.
+		d, err := dedup.NewIncremental(cfg.Base)
 		if err != nil {
 			return nil, err
 		}
@@ -115,16 +117,11 @@ func (m *Merger) Funcs() (added, dropped int, err error) {
 }
 
 // Finish resolves forward declarations over the whole table and returns
-// the final BTF, split onto the base for a module, in byte order order.
+// the final BTF (split BTF over the base for a module) in byte order order.
 func (m *Merger) Finish(order binary.ByteOrder) (*btf.Spec, error) {
 	out, _, err := m.d.Finish()
 	if err != nil {
 		return nil, err
-	}
-	if m.cfg.Base != nil && !m.cfg.NoDedup {
-		if out, err = dedup.SplitOnto(m.cfg.Base, out); err != nil {
-			return nil, &elffile.Error{Msg: "split onto base", Err: err}
-		}
 	}
 	if order == binary.BigEndian {
 		out.ByteOrder = binary.BigEndian
