@@ -80,7 +80,7 @@ llvm-dwarfdump:llvm gcc:gcc arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
 s390x-linux-gnu-gcc:gcc-s390x-linux-gnu readelf:binutils objcopy:binutils
 as:binutils dpkg-deb:dpkg /usr/bin/time:time"
 setup() {
-  pkgs="libdw1 libelf1"
+  pkgs="libdw1 libelf1 libc6-dev"
   for pair in $tools; do pkgs="$pkgs ${pair#*:}"; done
   ok=true
   # shellcheck disable=SC2086
