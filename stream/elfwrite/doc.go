@@ -8,7 +8,9 @@
 // outfile.File (an unnamed file next to it), writes the planned pieces and
 // commits it over the input (file.go). WriteFileAtomic does the same for a
 // plain file; Check reads what WriteSection will need, so the CLI can fail
-// before a long encoding.
+// before a long encoding. WriteSections writes several sections (an
+// out-of-tree module's .BTF and .BTF.base) in one replacement of the file
+// (sections.go).
 //
 // # Invariants
 //

@@ -34,18 +34,7 @@ func WriteSection(path, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	o, err := outfile.Create(path)
-	if err != nil {
-		return &elffile.Error{File: path, Msg: "creating the output", Err: ioErr(err)}
-	}
-	if err := plan.write(o, f); err != nil {
-		o.Abort()
-		return err
-	}
-	if err := o.Commit(); err != nil {
-		return &elffile.Error{File: path, Err: ioErr(err)}
-	}
-	return nil
+	return commit(path, plan, f)
 }
 
 // Check reads the ELF, program and section headers and the section
