@@ -16,11 +16,21 @@ import (
 // kind and name when there is one.
 func runDiff(args []string) int {
 	fs := newFlagSet("diff")
-	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of both A and B when they are split BTF")
+	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of both A and B when they are split BTF;\nwithout it, modules with a .BTF.base section are compared over their own")
 	maxShown := fs.Int("max", 50, "show at most this many differing types per side (0: all)")
 	quiet := fs.BoolP("quiet", "q", false, "print nothing, only set the exit status")
 	if code, ok := parseOperands(fs, "diff", "btfstream diff A B [--base BASE]", args, "A", "B"); !ok {
 		return code
+	}
+	w := stdout
+	if *quiet {
+		w = io.Discard
+	}
+	if *base == "" {
+		// Out-of-tree modules carry their own base (.BTF.base).
+		if code, done := diffDistilled(w, fs.Arg(0), fs.Arg(1), *maxShown); done {
+			return code
+		}
 	}
 	// One base Spec for both: Compare requires split BTF over the same base.
 	baseSpec, err := loadBase(*base)
@@ -35,15 +45,17 @@ func runDiff(args []string) int {
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
+	printKindTable(w, a, b)
+	return diffReport(w, a, b, *maxShown)
+}
+
+// diffReport compares a and b as type graphs and prints "equal", or the
+// types without a counterpart; it returns diff's exit status.
+func diffReport(w io.Writer, a, b *btf.Spec, maxShown int) int {
 	c, err := dedup.Compare(a, b)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	w := stdout
-	if *quiet {
-		w = io.Discard
-	}
-	printKindTable(w, a, b)
 	if c.Equal() {
 		fmt.Fprintln(w, "equal")
 		return 0
@@ -58,7 +70,7 @@ func runDiff(args []string) int {
 	used := map[btf.TypeID]bool{}
 	shown := 0
 	for _, id := range onlyA {
-		if *maxShown > 0 && shown == *maxShown {
+		if maxShown > 0 && shown == maxShown {
 			fmt.Fprintf(w, "... and more\n")
 			break
 		}
@@ -82,7 +94,7 @@ func runDiff(args []string) int {
 		if used[id] {
 			continue
 		}
-		if *maxShown > 0 && shown == *maxShown {
+		if maxShown > 0 && shown == maxShown {
 			fmt.Fprintf(w, "... and more\n")
 			break
 		}

@@ -83,6 +83,12 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		}
 		opts.Base = base
 	}
+	// pahole's btf__distill_base fails without a base; it only applies
+	// to ELF output (a detached file gets plain split BTF).
+	distilled := opts.Features.Has(stream.FeatDistilledBase) && f.detached == ""
+	if distilled && opts.Base == nil {
+		return fail(2, "--btf_features=distilled_base needs --btf_base: it applies to modules only")
+	}
 	if err := elfwrite.Check(in); err != nil {
 		return fail(1, "%v", err)
 	}
@@ -104,17 +110,22 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	if err := spec.Validate(); err != nil {
 		return fail(1, "%s: encoded BTF is invalid, nothing written: %v", in, err)
 	}
-	raw := spec.Marshal()
-	if f.detached != "" {
-		err = outfile.WriteFile(f.detached, raw)
-	} else {
-		err = elfwrite.WriteSection(in, ".BTF", raw)
+	var size int
+	switch {
+	case f.detached != "":
+		raw := spec.Marshal()
+		size, err = len(raw), outfile.WriteFile(f.detached, raw)
+	case distilled:
+		size, err = writeDistilled(in, spec)
+	default:
+		raw := spec.Marshal()
+		size, err = len(raw), elfwrite.WriteSection(in, ".BTF", raw)
 	}
 	if err != nil {
 		return fail(1, "%v", err)
 	}
 	if (f.summary || f.verbose) && !f.quiet {
-		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, len(raw), time.Since(start)))
+		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, size, time.Since(start)))
 	}
 	return 0
 }

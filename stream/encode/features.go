@@ -24,7 +24,7 @@ const (
 	FeatConsistentFunc                        // consistent_func: drop functions whose prototypes differ between CUs
 	FeatDeclTagKfuncs                         // decl_tag_kfuncs: "bpf_kfunc" DECL_TAGs for .BTF_ids kfunc sets
 	FeatReproducibleBuild                     // reproducible_build: output independent of -j (always true here)
-	FeatDistilledBase                         // distilled_base: .BTF.base for modules (not implemented)
+	FeatDistilledBase                         // distilled_base: .BTF.base for out-of-tree modules (written by cmd/btfstream with btf.Distill)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
 	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
 )

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// diffDistilled compares two out-of-tree modules that carry their own
+// distilled base (.BTF.base, see btf.Distill): first the two .BTF.base
+// sections, then each .BTF together with its own .BTF.base (btf.Flatten),
+// since their ids refer to different bases. done is false when neither
+// file has a .BTF.base section; the caller then compares as usual. A file
+// with .BTF.base against one without is a difference (exit 1).
+func diffDistilled(w io.Writer, pathA, pathB string, maxShown int) (code int, done bool) {
+	hasA, err := hasDistilledBase(pathA)
+	if err != nil {
+		return fail(2, "diff: %v", err), true
+	}
+	hasB, err := hasDistilledBase(pathB)
+	if err != nil {
+		return fail(2, "diff: %v", err), true
+	}
+	switch {
+	case !hasA && !hasB:
+		return 0, false
+	case hasA != hasB:
+		with, without := "A", "B"
+		if hasB {
+			with, without = "B", "A"
+		}
+		fmt.Fprintf(w, "differ: %s has a %s section (split BTF over a distilled base), %s has none\n", with, btf.BaseSection, without)
+		return 1, true
+	}
+	baseA, splitA, err := loadDistilled(pathA)
+	if err != nil {
+		return fail(2, "diff: %v", err), true
+	}
+	baseB, splitB, err := loadDistilled(pathB)
+	if err != nil {
+		return fail(2, "diff: %v", err), true
+	}
+	fmt.Fprintf(w, "%s (distilled base):\n", btf.BaseSection)
+	printKindTable(w, baseA, baseB)
+	code = diffReport(w, baseA, baseB, maxShown)
+	fmt.Fprintf(w, ".BTF (each over its own %s):\n", btf.BaseSection)
+	printKindTable(w, splitA, splitB)
+	return max(code, diffReport(w, btf.Flatten(splitA), btf.Flatten(splitB), maxShown)), true
+}
+
+// hasDistilledBase reports whether path is an ELF file with a .BTF.base
+// section.
+func hasDistilledBase(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var magic [4]byte
+	if n, _ := f.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != "\x7fELF" {
+		return false, nil
+	}
+	_, err = elffile.ReadNamedSection(path, btf.BaseSection)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, elffile.ErrNoSection):
+		return false, nil
+	}
+	return false, err
+}
+
+// loadDistilled loads a module's .BTF.base and its .BTF over it, and
+// checks both with the validator, as loadValid does for other inputs.
+func loadDistilled(path string) (base, split *btf.Spec, err error) {
+	if base, split, err = elffile.LoadDistilledBTF(path); err != nil {
+		return nil, nil, err
+	}
+	if err := base.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %s: %w", path, btf.BaseSection, err)
+	}
+	if err := split.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return base, split, nil
+}
