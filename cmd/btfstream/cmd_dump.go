@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-
-	"github.com/btfstream/btfstream/btf"
 )
 
 // runDump implements `btfstream dump FILE [--base BASE]`: it prints the
@@ -15,23 +13,14 @@ func runDump(args []string) int { return dump(args, stdout) }
 
 func dump(args []string, out io.Writer) int {
 	fs := newFlagSet("dump")
-	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's")
+	base := fs.StringP("base", "B", "", "base BTF (raw or ELF) of split BTF such as a module's;\nwithout it, a module's own .BTF.base serves")
 	noValidate := fs.Bool("no-validate", false, "print the types even if the BTF is invalid")
 	fs.Bool("validate", true, "check the BTF against the kernel verifier's rules (the default)")
 	fs.MarkHidden("validate")
 	if code, ok := parseOperands(fs, "dump", "btfstream dump FILE [--base BASE] [--no-validate]", args, "FILE"); !ok {
 		return code
 	}
-	var spec *btf.Spec
-	var err error
-	if *noValidate {
-		var b *btf.Spec
-		if b, err = loadRaw(*base, nil); err == nil {
-			spec, err = loadRaw(fs.Arg(0), b)
-		}
-	} else {
-		spec, err = loadWithBase(fs.Arg(0), *base)
-	}
+	spec, err := loadDumpInput(fs.Arg(0), *base, !*noValidate)
 	if err != nil {
 		return fail(1, "dump: %v", err)
 	}

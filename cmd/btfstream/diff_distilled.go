@@ -88,3 +88,31 @@ func loadDistilled(path string) (base, split *btf.Spec, err error) {
 	}
 	return base, split, nil
 }
+
+// loadDumpInput loads what dump prints: path's BTF over base, validated
+// unless validate is false; without a base, a module with a .BTF.base
+// section is read over it (as bpftool would need -B).
+func loadDumpInput(path, base string, validate bool) (*btf.Spec, error) {
+	if base == "" {
+		has, err := hasDistilledBase(path)
+		if err != nil {
+			return nil, err
+		}
+		if has && validate {
+			_, split, err := loadDistilled(path)
+			return split, err
+		}
+		if has {
+			_, split, err := elffile.LoadDistilledBTF(path)
+			return split, err
+		}
+	}
+	if !validate {
+		b, err := loadRaw(base, nil)
+		if err != nil {
+			return nil, err
+		}
+		return loadRaw(path, b)
+	}
+	return loadWithBase(path, base)
+}

@@ -74,6 +74,10 @@ func TestEncodeDistilled(t *testing.T) {
 	if err := ns.Validate(); err != nil {
 		t.Errorf(".BTF over .BTF.base: %v", err)
 	}
+	var out bytes.Buffer
+	if code := dump([]string{"--validate", mod}, &out); code != 0 || !bytes.Contains(out.Bytes(), []byte("STRUCT 'mod_state'")) {
+		t.Errorf("dump of a module with .BTF.base: exit %d\n%s", code, out.String())
+	}
 
 	again := filepath.Join(dir, "again.o")
 	copyFile(t, mod, again)
