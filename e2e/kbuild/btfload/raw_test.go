@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// testPair returns a small base and a split over it; withTypedef adds a
+// TYPEDEF to the split.
+func testPair(withTypedef bool) (base, split *btf.Spec) {
+	base = btf.NewSpec()
+	i := base.Add(btf.Type{NameOff: base.Strings().Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, btf.MakeIntInfo(btf.IntSigned, 0, 32))
+	split = btf.NewSplitSpec(base)
+	split.Add(btf.Type{NameOff: split.Strings().Add("pair"), Info: btf.MakeInfo(btf.KindStruct, 2, false), SizeOrType: 8},
+		uint32(split.Strings().Add("a")), uint32(i), 0, uint32(split.Strings().Add("b")), uint32(i), 32)
+	if withTypedef {
+		split.Add(btf.Type{NameOff: split.Strings().Add("pair_t"), Info: btf.MakeInfo(btf.KindTypedef, 0, false), SizeOrType: uint32(split.FirstID())})
+	}
+	return base, split
+}
+
+func TestMerge(t *testing.T) {
+	base, split := testPair(true)
+	got, err := merge(base.Marshal(), split.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := btf.Flatten(split).Marshal(); !bytes.Equal(got, want) {
+		t.Fatalf("merge gives %d bytes, btf.Flatten %d, and they differ", len(got), len(want))
+	}
+	m, err := btf.Parse(got, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := merge(base.Marshal(), []byte("junk")); err == nil {
+		t.Error("merge accepted junk")
+	}
+	short := split.Marshal()
+	short[12] += 100 // type_len past the end
+	if _, err := merge(base.Marshal(), short); err == nil {
+		t.Error("merge accepted a header past the end of the data")
+	}
+}
+
+// TestCorruptSplit checks that each corruption is one the verifier
+// rejects (btf.Validate follows the kernel's rules) while the original
+// is accepted.
+func TestCorruptSplit(t *testing.T) {
+	for _, tc := range []struct {
+		typedef bool
+		did     string
+		verdict string
+	}{
+		{true, "TYPEDEF [3] 'pair_t' now points at itself", "loop"},
+		{false, "STRUCT [2] 'pair': last member moved past the end", "beyond size"},
+	} {
+		base, split := testPair(tc.typedef)
+		raw := split.Marshal()
+		ok, _ := merge(base.Marshal(), raw)
+		if err := mustParse(t, ok).Validate(); err != nil {
+			t.Fatalf("uncorrupted: %v", err)
+		}
+		did, err := corruptSplit(raw, base.Marshal())
+		if err != nil || did != tc.did {
+			t.Fatalf("corruptSplit: %q, %v; want %q", did, err, tc.did)
+		}
+		bad, _ := merge(base.Marshal(), raw)
+		err = mustParse(t, bad).Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.verdict) {
+			t.Errorf("%s: Validate says %v, want an error with %q", did, err, tc.verdict)
+		}
+	}
+}
+
+func mustParse(t *testing.T, raw []byte) *btf.Spec {
+	t.Helper()
+	s, err := btf.Parse(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
