@@ -163,7 +163,7 @@ if [ -e "$obj/.kbuild-check-done" ]; then
 	cp "$obj/.kbuild-check-calls/"* "$work/calls/" 2>/dev/null
 else
 	if [ "$cache" != none ]; then
-		# One cached build at a time: each holds ~1 GB of objects with DWARF.
+		# One cached build at a time: each holds ~500 MB of objects with DWARF.
 		mkdir -p "$cache" && find "$cache" -maxdepth 1 -name 'build-*' -exec rm -rf {} +
 	fi
 	rm -rf "$obj" && mkdir -p "$obj" || die "cannot create $obj"

@@ -26,11 +26,9 @@ func runDiff(args []string) int {
 	if *quiet {
 		w = io.Discard
 	}
-	if *base == "" {
-		// Out-of-tree modules carry their own base (.BTF.base).
-		if code, done := diffDistilled(w, fs.Arg(0), fs.Arg(1), *maxShown); done {
-			return code
-		}
+	// Out-of-tree modules carry their own base (.BTF.base).
+	if code, done := diffDistilled(w, fs.Arg(0), fs.Arg(1), *base, *maxShown); done {
+		return code
 	}
 	// One base Spec for both: Compare requires split BTF over the same base.
 	baseSpec, err := loadBase(*base)

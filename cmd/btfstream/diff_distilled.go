@@ -15,8 +15,9 @@ import (
 // sections, then each .BTF together with its own .BTF.base (btf.Flatten),
 // since their ids refer to different bases. done is false when neither
 // file has a .BTF.base section; the caller then compares as usual. A file
-// with .BTF.base against one without is a difference (exit 1).
-func diffDistilled(w io.Writer, pathA, pathB string, maxShown int) (code int, done bool) {
+// with .BTF.base against one without is a difference (exit 1); a base
+// given with --base is an error, as such a .BTF is not split over it.
+func diffDistilled(w io.Writer, pathA, pathB, base string, maxShown int) (code int, done bool) {
 	hasA, err := hasDistilledBase(pathA)
 	if err != nil {
 		return fail(2, "diff: %v", err), true
@@ -28,6 +29,8 @@ func diffDistilled(w io.Writer, pathA, pathB string, maxShown int) (code int, do
 	switch {
 	case !hasA && !hasB:
 		return 0, false
+	case base != "":
+		return fail(2, "diff: --base: a module with a %s section is split BTF over that section, not over %s; compare without --base", btf.BaseSection, base), true
 	case hasA != hasB:
 		with, without := "A", "B"
 		if hasB {
