@@ -71,10 +71,13 @@ func countTypes(raw []byte) (int, error) {
 }
 
 // corruptSplit breaks split BTF (over base) in place so that only the
-// full verifier can tell: the first TYPEDEF of the split is made to
-// point at itself (a loop, found when types are resolved); without one,
-// the first STRUCT with members gets its last member moved one byte past
-// the struct's end. It returns what it did.
+// full verifier can tell, not the checks a module load runs (each type's
+// own fields): the first TYPEDEF of the split is made to point at itself
+// (a loop, found when types are resolved); without one, the first FUNC
+// is made to point at itself instead of a FUNC_PROTO (checked only once
+// all types are resolved). Without either, the first STRUCT with members
+// gets its last member moved past the struct's end, which the per-type
+// checks catch too. It returns what it did.
 func corruptSplit(split, base []byte) (string, error) {
 	b, err := btf.Parse(base, nil)
 	if err != nil {
@@ -88,26 +91,33 @@ func corruptSplit(split, base []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Byte offset of each type in the type section.
-	off := h.hdrLen + h.typeOff
-	for id := s.FirstID(); id < s.NextID(); id++ {
-		t := s.Type(id)
-		switch {
-		case t.Kind() == btf.KindTypedef:
-			le.PutUint32(split[off+8:], uint32(id))
-			return fmt.Sprintf("TYPEDEF [%d] '%s' now points at itself", id, s.Name(id)), nil
+	// first returns the first split type for which ok holds and the byte
+	// offset of its record in split.
+	first := func(ok func(t btf.Type) bool) (btf.TypeID, uint32) {
+		off := h.hdrLen + h.typeOff
+		for id := s.FirstID(); id < s.NextID(); id++ {
+			if ok(s.Type(id)) {
+				return id, off
+			}
+			off += uint32(s.TypeBytes(id))
 		}
-		off += uint32(s.TypeBytes(id))
+		return 0, 0
 	}
-	off = h.hdrLen + h.typeOff
-	for id := s.FirstID(); id < s.NextID(); id++ {
+	if id, off := first(func(t btf.Type) bool { return t.Kind() == btf.KindTypedef }); id != 0 {
+		le.PutUint32(split[off+8:], uint32(id))
+		return fmt.Sprintf("TYPEDEF [%d] '%s' now points at itself", id, s.Name(id)), nil
+	}
+	if id, off := first(func(t btf.Type) bool { return t.Kind() == btf.KindFunc }); id != 0 {
+		le.PutUint32(split[off+8:], uint32(id))
+		return fmt.Sprintf("FUNC [%d] '%s' now points at itself, not at a FUNC_PROTO", id, s.Name(id)), nil
+	}
+	if id, off := first(func(t btf.Type) bool {
+		return t.Kind() == btf.KindStruct && t.Vlen() > 0 && !t.KindFlag()
+	}); id != 0 {
 		t := s.Type(id)
-		if n := t.Vlen(); t.Kind() == btf.KindStruct && n > 0 && !t.KindFlag() {
-			m := off + 12 + 12*(n-1)
-			le.PutUint32(split[m+8:], 8*t.Size()+8)
-			return fmt.Sprintf("STRUCT [%d] '%s': last member moved past the end", id, s.Name(id)), nil
-		}
-		off += uint32(s.TypeBytes(id))
+		m := off + 12 + 12*(t.Vlen()-1)
+		le.PutUint32(split[m+8:], 8*t.Size()+8)
+		return fmt.Sprintf("STRUCT [%d] '%s': last member moved past the end", id, s.Name(id)), nil
 	}
-	return "", errors.New("no TYPEDEF and no STRUCT with members to corrupt")
+	return "", errors.New("no TYPEDEF, FUNC or STRUCT with members to corrupt")
 }

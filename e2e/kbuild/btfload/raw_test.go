@@ -9,8 +9,8 @@ import (
 )
 
 // testPair returns a small base and a split over it; withTypedef adds a
-// TYPEDEF to the split.
-func testPair(withTypedef bool) (base, split *btf.Spec) {
+// TYPEDEF to the split, withFunc a FUNC and its FUNC_PROTO.
+func testPair(withTypedef, withFunc bool) (base, split *btf.Spec) {
 	base = btf.NewSpec()
 	i := base.Add(btf.Type{NameOff: base.Strings().Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, btf.MakeIntInfo(btf.IntSigned, 0, 32))
 	split = btf.NewSplitSpec(base)
@@ -19,11 +19,15 @@ func testPair(withTypedef bool) (base, split *btf.Spec) {
 	if withTypedef {
 		split.Add(btf.Type{NameOff: split.Strings().Add("pair_t"), Info: btf.MakeInfo(btf.KindTypedef, 0, false), SizeOrType: uint32(split.FirstID())})
 	}
+	if withFunc {
+		proto := split.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, 0, false), SizeOrType: uint32(i)})
+		split.Add(btf.Type{NameOff: split.Strings().Add("f"), Info: btf.MakeInfo(btf.KindFunc, 1, false), SizeOrType: uint32(proto)})
+	}
 	return base, split
 }
 
 func TestMerge(t *testing.T) {
-	base, split := testPair(true)
+	base, split := testPair(true, true)
 	got, err := merge(base.Marshal(), split.Marshal())
 	if err != nil {
 		t.Fatal(err)
@@ -53,14 +57,15 @@ func TestMerge(t *testing.T) {
 // is accepted.
 func TestCorruptSplit(t *testing.T) {
 	for _, tc := range []struct {
-		typedef bool
-		did     string
-		verdict string
+		typedef, fn bool
+		did         string
+		verdict     string
 	}{
-		{true, "TYPEDEF [3] 'pair_t' now points at itself", "loop"},
-		{false, "STRUCT [2] 'pair': last member moved past the end", "beyond size"},
+		{true, true, "TYPEDEF [3] 'pair_t' now points at itself", "loop"},
+		{false, true, "FUNC [4] 'f' now points at itself, not at a FUNC_PROTO", "is not a FUNC_PROTO"},
+		{false, false, "STRUCT [2] 'pair': last member moved past the end", "beyond size"},
 	} {
-		base, split := testPair(tc.typedef)
+		base, split := testPair(tc.typedef, tc.fn)
 		raw := split.Marshal()
 		ok, _ := merge(base.Marshal(), raw)
 		if err := mustParse(t, ok).Validate(); err != nil {

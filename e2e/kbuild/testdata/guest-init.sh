@@ -40,6 +40,7 @@ done < /modules.list
 /btfload -base /sys/kernel/btf/vmlinux -corrupt $btfs || fail=1
 
 dmesg | grep -iE 'btf|relocat|taint|warn|bug' | sed 's/^/GUEST: dmesg: /'
+say "uptime $(cut -d' ' -f1 /proc/uptime)s"
 if [ $fail = 0 ]; then say "RESULT: PASS"; else say "RESULT: FAIL"; fi
 sync
 reboot -f
