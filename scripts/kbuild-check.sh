@@ -46,16 +46,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=$root/e2e/kbuild/testdata
 work=${BTFSTREAM_KBUILD_WORK:-/tmp/btfstream-kbuild}
 cache=${BTFSTREAM_KBUILD_CACHE:-$HOME/.cache/btfstream-kbuild}
-# ../shared beside the clone (a worktree sits one level deeper).
-shared=$root/../shared
-for d in "$root/../shared" "$root/../../shared" /work/shared; do
-	[ -d "$d/reference" ] && { shared=$d; break; }
-done
+# apt_install, ensure_go, shared_dir, fetch_kernel.
+. "$root/scripts/setup.sh"
+shared=$(shared_dir)
 pahole_ref=${BTFSTREAM_REFERENCE_PAHOLE:-$shared/reference/pahole-1.31/pahole}
 timestamp='Sun Nov 23 00:00:00 UTC 2025'
 jobs=$(nproc)
 export LC_ALL=C
-PATH=$PATH:/usr/local/go/bin:/usr/sbin:/sbin
+PATH=$PATH:/usr/sbin:/sbin
 
 start_all=$(date +%s)
 failed=
@@ -95,31 +93,13 @@ die() { fail "$*"; finish; }
 
 # --- 1. packages -------------------------------------------------------------
 phase apt
-need=
-have_cmd() { command -v "$1" >/dev/null 2>&1; }
-for pair in make:make gcc:gcc bc:bc flex:flex bison:bison cpio:cpio xz:xz-utils \
-	objcopy:binutils depmod:kmod modprobe:kmod qemu-system-x86_64:qemu-system-x86; do
-	have_cmd "${pair%%:*}" || need="$need ${pair#*:}"
-done
-[ -e /usr/include/libelf.h ] || need="$need libelf-dev"
-[ -e /usr/include/openssl/ssl.h ] || need="$need libssl-dev"
-[ -e /usr/src/linux-source-6.12.tar.xz ] || need="$need linux-source-6.12"
+apt_install linux-source-6.12 make gcc bc flex bison cpio xz-utils binutils kmod file \
+	libelf-dev libssl-dev qemu-system-x86 busybox-static libdw1 libelf1 ||
+	die "apt-get install failed"
+ensure_go || die "no Go that can build this module"
 busybox=/bin/busybox
-{ [ -x $busybox ] && file -L $busybox 2>/dev/null | grep -q 'statically linked'; } || need="$need busybox-static"
-[ -e /usr/lib/x86_64-linux-gnu/libdw.so.1 ] || need="$need libdw1"
-[ -e /usr/lib/x86_64-linux-gnu/libelf.so.1 ] || need="$need libelf1"
-have_cmd file || need="$need file"
-if [ -n "$need" ]; then
-	echo "installing:$need"
-	sudo=
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	$sudo apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-			-o DPkg::Lock::Timeout=600 $need ||
-		die "apt-get install$need failed"
-fi
-{ [ -x $busybox ] && file -L $busybox | grep -q 'statically linked'; } || die "$busybox is not a static busybox"
-have_cmd go || die "no go in PATH (go.mod wants Go 1.25; Debian 12's golang-go is too old)"
+file -L $busybox | grep -q 'statically linked' || die "$busybox is not a static busybox"
+[ -e /usr/src/linux-source-6.12.tar.xz ] || die "linux-source-6.12 installed no /usr/src/linux-source-6.12.tar.xz"
 [ -x "$pahole_ref" ] || die "no reference pahole at $pahole_ref"
 "$pahole_ref" --version | grep -qx v1.31 || die "$pahole_ref is not pahole v1.31"
 
@@ -247,7 +227,7 @@ done
 phase xfs
 kernel=${BTFSTREAM_KERNEL:-}
 if [ -z "$kernel" ] || [ "$kernel" = none ]; then
-	kernel=$(sh "$shared/testdata/kernel-dbg.sh") || kernel=
+	kernel=$(fetch_kernel) || kernel=
 fi
 xfs=$(ls "$(dirname "$kernel")"/../lib/modules/*/kernel/fs/xfs/xfs.ko 2>/dev/null | head -n 1)
 if [ -z "$kernel" ] || [ -z "$xfs" ]; then
