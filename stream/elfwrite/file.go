@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/btfstream/btfstream/stream/elffile"
 	"github.com/btfstream/btfstream/stream/outfile"
@@ -21,20 +20,7 @@ import (
 // followed and its target replaced; hard links to the old file keep the
 // old contents.
 func WriteSection(path, name string, data []byte) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return &elffile.Error{File: path, Err: err}
-	}
-	f, _, e, err := openELFLayout(path, real)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	plan, err := e.planSection(name, data)
-	if err != nil {
-		return err
-	}
-	return commit(path, plan, f)
+	return WriteSections(path, Section{Name: name, Data: data})
 }
 
 // Check reads the ELF, program and section headers and the section
