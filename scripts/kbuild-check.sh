@@ -161,7 +161,7 @@ else
 	mkdir -p "$obj/.kbuild-check-calls" && cp "$work/calls/"* "$obj/.kbuild-check-calls/"
 	touch "$obj/.kbuild-check-done"
 fi
-[ -e "$work/build.log" ] && echo "kbuild: $(grep -cE '^  BTF ' "$work/build.log") BTF (vmlinux), $(grep -cE '^  BTF \[M\] ' "$work/build.log") BTF [M] (modules), $(grep -cE '^  BTFIDS ' "$work/build.log") BTFIDS"
+[ -e "$work/build.log" ] && echo "kbuild: $(grep -cE '^  BTF +[^[ ]' "$work/build.log") BTF (vmlinux), $(grep -cE '^  BTF \[M\] ' "$work/build.log") BTF [M] (modules), $(grep -cE '^  BTFIDS ' "$work/build.log") BTFIDS"
 kver=$(cat "$obj/include/config/kernel.release")
 nmod=$(wc -l < "$obj/modules.order")
 echo "kernel $kver: $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes bzImage, $nmod modules, CONFIG_PAHOLE_VERSION=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$obj/.config")"
@@ -292,7 +292,8 @@ timeout 900 nice -n 10 qemu-system-x86_64 "${accel[@]}" -m 512M -smp 1 -nographi
 	-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
 	-device virtio-rng-pci < /dev/null > "$work/guest.log" 2>&1
 qrc=$?
-tr -d '\r' < "$work/guest.log" | grep -E '^(GUEST|btfload): ' | tee "$work/guest.lines"
+# (The first line follows the firmware's escape sequences on the same line.)
+tr -d '\r' < "$work/guest.log" | grep -oE '(GUEST|btfload): .*' | tee "$work/guest.lines"
 [ $qrc -eq 0 ] || { tail -n 30 "$work/guest.log"; fail "qemu exited with $qrc (124: timeout)"; }
 g() { grep -c "$1" "$work/guest.lines"; }
 [ "$(g '^GUEST: RESULT: PASS$')" -eq 1 ] || fail "the guest did not report PASS"
