@@ -33,9 +33,10 @@
 #
 # The kernel build (about 5 minutes on 2 cores) is cached in
 # $BTFSTREAM_KBUILD_CACHE (default ~/.cache/btfstream-kbuild), keyed by the
-# sha256 of the btfstream binary, the config fragment, the kernel source
-# version and the compiler: any change to btfstream rebuilds the kernel
-# from scratch, so a cached build is always one btfstream made.
+# sha256 of the btfstream binary, the config fragment, this script, the
+# kernel source version and the compiler: any change to btfstream rebuilds
+# the kernel from scratch, so a cached build is always one this btfstream
+# made.
 # BTFSTREAM_KBUILD_CACHE=none disables the cache. Scratch files go to
 # $BTFSTREAM_KBUILD_WORK (default /tmp/btfstream-kbuild), emptied first.
 # BTFSTREAM_KERNEL names the Debian vmlinux for the xfs.ko check (else
@@ -123,7 +124,8 @@ echo "btfstream: $("$btfstream" --version) ($(sha256sum < "$btfstream" | cut -c1
 # --- 3. kernel -----------------------------------------------------------------
 phase kernel
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || stat -c %s /usr/src/linux-source-6.12.tar.xz)
-key=$( { sha256sum < "$btfstream"; sha256sum < "$data/kernel.config"; echo "$srcver"; gcc --version | head -n1; } | sha256sum | cut -c1-16)
+key=$( { sha256sum < "$btfstream"; sha256sum < "$data/kernel.config"; sha256sum < "$0"
+	echo "$srcver"; gcc --version | head -n1; } | sha256sum | cut -c1-16)
 if [ "$cache" = none ]; then
 	src=$work/src
 	obj=$work/obj
