@@ -141,7 +141,7 @@ fi
 kmake() { nice -n 10 make -C "$src" O="$obj" ARCH=x86_64 PAHOLE="$work/bin/pahole" \
 	KBUILD_BUILD_TIMESTAMP="$timestamp" "$@"; }
 if [ -e "$obj/.kbuild-check-done" ]; then
-	echo "reusing the build in $obj (key $key: same btfstream binary, config, source and compiler)"
+	echo "reusing the build in $obj (key $key: same btfstream binary, config, script, source and compiler)"
 	cp "$obj/.kbuild-check-calls/"* "$work/calls/" 2>/dev/null
 else
 	if [ "$cache" != none ]; then
