@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -38,8 +39,8 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 	return out, stats, nil
 }
 
-// run reads the symbols, then streams the units through the encoder into
-// the merger in file order, then has the merger finish.
+// run reads the symbols, then streams the units through the pipeline
+// (pipeline.go), then has the merger finish.
 func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
 	ef := f.ELF()
 	if err := mem.check(f, opts); err != nil {
@@ -65,7 +66,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	for i := range ef.Sections {
 		secNames[i] = ef.Sections[i].Name
 	}
-	m, err := merge.New(merge.Config{Features: feat, Syms: syms, FuncStrings: enc.FuncStrings(),
+	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
 		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, TmpDir: mem.tmpDir,
 		NoDedup: opts.noDedup})
 	if err != nil {
@@ -73,39 +74,13 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	}
 	defer m.Close()
 	mem.budget.Add(syms.BytesSize())
-	langSkipped := 0
-	uo := dwarfread.UnitOptions{Jobs: opts.Jobs, LangExclude: opts.LangExclude, NoTypeUnits: true,
-		Budget: mem.budget, Skipped: &langSkipped}
 	progress := newProgress(f, opts.Progress)
-	for cu, err := range f.Units(uo) {
-		if err != nil {
-			return nil, err
-		}
-		off, n := cu.Offset(), cu.Length()
-		if encode.Skip(cu) {
-			cu.Release()
-			stats.SkippedCUs++
-			progress.unit(off, n)
-			continue
-		}
-		stats.CUs++
-		batch := m.NewBatch()
-		u, err := enc.Encode(cu, batch, m.Index())
-		if err != nil {
-			cu.Release()
-			return nil, err
-		}
-		stats.Vars += len(u.Vars)
-		err = m.Add(batch, u)
-		cu.Release()
-		if err != nil {
-			return nil, err
-		}
-		mem.afterUnit(m.Table(), enc.FuncStrings().Len())
-		progress.unit(off, n)
+	if err := encodeUnits(f, enc, m, opts, mem, stats, progress); err != nil {
+		return nil, err
 	}
 	progress.done()
-	stats.SkippedCUs += langSkipped
+	stage(stageFinish)
+	defer stage(context.Background())
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
 		return nil, err
 	}

@@ -7,26 +7,36 @@ import (
 )
 
 // nameCache remembers, per .debug_str offset of a DW_AT_name, the string
-// offset it interned to in the dedup table's string section. Every unit
-// repeats the same member and type names, so most names skip both the
+// offset it interned to in the current batch's strings. A unit repeats
+// the same member and type names many times, so most names skip both the
 // .debug_str read and the interning hash: one direct-mapped slot (one
-// cache line) instead of two random lookups. Only offsets that already
-// live in the table's section are kept: those stay valid for every later
-// batch, whose strings are split over the table's (Finish rebuilds the
-// strings only after the last unit).
+// cache line) instead of two random lookups. Each worker has its own; a
+// slot is valid only for the batch (generation) that filled it, so moving
+// to the next unit costs nothing.
 type nameCache struct {
 	slots []nameSlot
+	gen   uint32
 }
 
-// nameSlot is one cache entry. Size: 8 bytes, no pointers.
+// nameSlot is one cache entry. Size: 12 bytes, no pointers.
 type nameSlot struct {
 	key uint32 // .debug_str offset + 1; 0 = empty
+	gen uint32 // the batch it belongs to
 	off btf.StrOff
 }
 
-const nameCacheBits = 16 // 65536 slots, 512 KiB
+const nameCacheBits = 16 // 65536 slots, 768 KiB
 
-func newNameCache() *nameCache { return &nameCache{slots: make([]nameSlot, 1<<nameCacheBits)} }
+func newNameCache() *nameCache { return &nameCache{slots: make([]nameSlot, 1<<nameCacheBits), gen: 1} }
+
+// next starts a new batch: every slot becomes stale.
+func (nc *nameCache) next() {
+	nc.gen++
+	if nc.gen == 0 {
+		clear(nc.slots)
+		nc.gen = 1
+	}
+}
 
 // name interns DIE i's DW_AT_name into the batch's strings.
 func (c *cuConv) name(i int32) btf.StrOff {
@@ -40,13 +50,12 @@ func (c *cuConv) name(i int32) btf.StrOff {
 		return strs.Add(c.t.str(i, dwarf.AttrName))
 	}
 	key := uint32(off) + 1
-	slot := &c.names.slots[(key*0x9E3779B1)>>(32-nameCacheBits)]
-	if slot.key == key {
+	nc := c.names
+	slot := &nc.slots[(key*0x9E3779B1)>>(32-nameCacheBits)]
+	if slot.key == key && slot.gen == nc.gen {
 		return slot.off
 	}
 	s := strs.Add(c.t.str(i, dwarf.AttrName))
-	if base := strs.Base(); base != nil && uint32(s) < base.Len() {
-		*slot = nameSlot{key: key, off: s}
-	}
+	*slot = nameSlot{key: key, gen: nc.gen, off: s}
 	return s
 }

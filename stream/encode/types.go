@@ -42,8 +42,8 @@ type cuConv struct {
 	ptrTags map[int32][]int32
 	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
 	vars    []int32 // top-level DW_TAG_variable nodes
-	needIdx bool
-	names   *nameCache // shared by every unit of the file; nil disables it
+	index   IndexUse
+	names   *nameCache // the worker's; nil disables it
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -156,37 +156,37 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 	return c.idOf[j]
 }
 
-// emit assigns ids and appends the unit's types to out. idx is updated as
-// pahole's has_index_type/array_index_id.
-func (c *cuConv) emit(idx *IndexState) error {
+// emit numbers the unit's types from out's next id and appends them. Array
+// index types are the merger's (pahole's has_index_type/array_index_id
+// spans units): ARRAYs get index 0 for now and are listed in c.index,
+// with the unit's first base type named "int"; if the unit has arrays but
+// no "int", an INT "int" is appended after its types, which the merger
+// keeps only if no earlier unit provided the index type.
+func (c *cuConv) emit() error {
 	first := c.out.NextID()
 	for k, i := range c.order {
 		c.idOf[i] = first + btf.TypeID(k)
 	}
-	if !idx.Has {
-		idx.ID = first + btf.TypeID(len(c.order))
-		for _, i := range c.order {
-			if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
-				idx.Has, idx.ID = true, c.idOf[i]
-				break
-			}
+	for _, i := range c.order {
+		if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
+			c.index.LocalInt = c.idOf[i]
+			break
 		}
 	}
 	strs := c.out.Strings()
 	for _, i := range c.order {
-		if err := c.emitOne(i, idx.ID, strs); err != nil {
+		if err := c.emitOne(i, strs); err != nil {
 			return err
 		}
 	}
-	if c.needIdx && !idx.Has {
-		c.out.Add(btf.Type{NameOff: strs.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+	if len(c.index.Arrays) > 0 && c.index.LocalInt == 0 {
+		c.index.AddedInt = c.out.Add(btf.Type{NameOff: strs.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
 			btf.MakeIntInfo(btf.IntSigned, 0, 32))
-		idx.Has = true
 	}
 	return nil
 }
 
-func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
+func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 	t := c.t
 	name := func() btf.StrOff { return c.name(i) }
 	ref := func(k btf.Kind, to btf.TypeID, nameOff btf.StrOff) {
@@ -231,9 +231,9 @@ func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
 		}
 		return c.emitStruct(i, union, strs)
 	case dwarf.TagArrayType:
-		c.needIdx = true
-		c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
-			uint32(c.typeOf(i)), uint32(indexID), c.arrayElems(i))
+		id := c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
+			uint32(c.typeOf(i)), 0, c.arrayElems(i))
+		c.index.Arrays = append(c.index.Arrays, id)
 	case dwarf.TagEnumerationType:
 		return c.emitEnum(i, strs)
 	case dwarf.TagSubroutineType:

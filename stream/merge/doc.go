@@ -3,10 +3,13 @@
 //
 // # Role
 //
-// Merger.Add hands a unit's batch to dedup.Incremental and maps the few
-// ids that outlive the unit from batch ids to table ids: the array index
-// type, the unit's saved function states (kept in a spill.Store that goes
-// to a zstd temp file when the budget is over) and its DATASEC entries.
+// Merger.Add places a unit's self-contained batch after the table (its
+// ids shifted, its arrays given pahole's index type, which depends on the
+// units before it), hands it to dedup.Incremental, and maps the few ids
+// that outlive the unit to table ids: the index type, the unit's saved
+// function states (their names re-interned, kept in a spill.Store that
+// goes to a zstd temp file when the budget is over) and its DATASEC
+// entries.
 // After the last unit, Funcs merges the function states by name as
 // pahole's btf_encoder__add_saved_funcs does (consistent_func drops a
 // name whose prototypes differ, whose parameters arrive in unexpected

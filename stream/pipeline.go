@@ -1,0 +1,135 @@
+package stream
+
+import (
+	"context"
+	"runtime/pprof"
+
+	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/encode"
+	"github.com/btfstream/btfstream/stream/internal/ordered"
+	"github.com/btfstream/btfstream/stream/merge"
+)
+
+// unitJob is one unit on its way through the pipeline.
+type unitJob struct {
+	off, n uint64        // the unit's offset and length, for progress
+	cu     *dwarfread.CU // until a worker has encoded it
+	err    error
+	batch  *encode.Batch
+	bytes  int64 // the batch's accounted bytes
+	skip   bool  // not encoded: excluded late by language (counted by the reader) ...
+	notCU  bool  // ... or not a compile or partial unit
+}
+
+// encodeUnits runs the pipeline:
+//
+//	producer (1)      reads units in file order: bytes, unit DIE, language filter
+//	workers (Jobs)    decode a unit, encode it into a self-contained batch, free it
+//	consumer (caller) merges the batches strictly in file order
+//
+// The producer reserves each unit's estimated arena against the budget
+// before reading it (blocking while the units in flight would pass the
+// limit); a worker turns the reservation into the batch's size when it
+// frees the unit; the consumer returns it once the batch is merged. At
+// most about 2*Jobs units are in flight (ordered.Run). With Jobs <= 1 it
+// all runs on the caller's goroutine.
+func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts EncodeOptions, mem *memPlan, stats *EncodeStats, progress *progressReport) error {
+	jobs := max(opts.Jobs, 1)
+	ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: jobs, LangExclude: opts.LangExclude, NoTypeUnits: true, Budget: mem.budget})
+	if err != nil {
+		return err
+	}
+	defer ur.Close()
+	workers := make([]*encode.Worker, jobs)
+	for i := range workers {
+		workers[i] = enc.NewWorker()
+	}
+	var runErr error
+	ordered.Run(jobs, func() (*unitJob, bool) {
+		stage(stageRead)
+		cu, err := ur.Next()
+		j := &unitJob{cu: cu, err: err}
+		if cu != nil {
+			j.off, j.n = cu.Offset(), cu.Length()
+		}
+		return j, cu != nil || err != nil
+	}, func(w int, j *unitJob) {
+		stage(stageWork)
+		if j.err != nil {
+			return
+		}
+		if j.err = j.cu.Decode(); j.err != nil {
+			return
+		}
+		cu := j.cu
+		j.cu = nil
+		if ur.Excluded(cu) { // released and counted by the reader
+			j.skip = true
+			return
+		}
+		if encode.Skip(cu) {
+			cu.Release()
+			j.skip, j.notCU = true, true
+			return
+		}
+		j.batch, j.err = workers[w].Encode(cu)
+		cu.Release()
+		if j.err == nil {
+			j.bytes = j.batch.Bytes()
+			mem.budget.Resize(j.bytes)
+		}
+	}, func(j *unitJob) bool {
+		stage(stageMerge)
+		if j.err != nil {
+			runErr = j.err
+			if j.cu != nil {
+				j.cu.Release()
+			}
+			return false
+		}
+		if j.skip {
+			if j.notCU {
+				stats.SkippedCUs++
+				progress.unit(j.off, j.n)
+			}
+			return true
+		}
+		stats.CUs++
+		stats.Vars += len(j.batch.Vars)
+		err := m.Add(j.batch)
+		mem.budget.Return(j.bytes)
+		j.batch = nil
+		if err != nil {
+			runErr = err
+			return false
+		}
+		mem.afterUnit(m.Table(), m.FuncStringsLen())
+		progress.unit(j.off, j.n)
+		return true
+	}, func(j *unitJob) {
+		if j.cu != nil {
+			j.cu.Release()
+		}
+		if j.batch != nil {
+			mem.budget.Return(j.bytes)
+		}
+	})
+	// Units the language filter skipped are counted by the reader; the
+	// others skipped (not compile units) above.
+	stats.SkippedCUs += ur.Skipped()
+	return runErr
+}
+
+// Pipeline stages, as pprof labels ("stage"), so a CPU profile tells the
+// serial path (read, merge, finish) from the workers' share (work):
+//
+//	go tool pprof -tags cpu.out
+var (
+	stageRead   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "read"))
+	stageWork   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "work"))
+	stageMerge  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "merge"))
+	stageFinish = pprof.WithLabels(context.Background(), pprof.Labels("stage", "finish"))
+)
+
+// stage labels the calling goroutine's CPU samples.
+func stage(ctx context.Context) { pprof.SetGoroutineLabels(ctx) }
