@@ -44,6 +44,9 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 	for i := range workers {
 		workers[i] = enc.NewWorker()
 	}
+	// Batches the merger is done with go back to the workers, so a run
+	// does not allocate a batch's tables per unit.
+	free := make(chan *encode.Batch, 2*jobs+2)
 	var runErr error
 	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)
@@ -72,7 +75,12 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 			j.skip, j.notCU = true, true
 			return
 		}
-		j.batch, j.err = workers[w].Encode(cu)
+		var into *encode.Batch
+		select {
+		case into = <-free:
+		default:
+		}
+		j.batch, j.err = workers[w].Encode(cu, into)
 		cu.Release()
 		if j.err == nil {
 			j.bytes = j.batch.Bytes()
@@ -98,6 +106,12 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 		stats.Vars += len(j.batch.Vars)
 		err := m.Add(j.batch)
 		mem.budget.Return(j.bytes)
+		if !m.Holds(j.batch) {
+			select {
+			case free <- j.batch:
+			default:
+			}
+		}
 		j.batch = nil
 		if err != nil {
 			runErr = err

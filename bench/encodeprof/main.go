@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -20,7 +21,11 @@ func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
 	base := flag.String("base", "", "base BTF for a module")
 	memLimit := flag.Int64("mem-limit", 0, "memory limit in bytes (0: default, -1: none)")
+	memProf := flag.String("memprofile", "", "write an allocation profile here")
 	flag.Parse()
+	if *memProf != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
 	opts := stream.DefaultEncodeOptions()
 	opts.Jobs = *jobs
 	opts.MemLimit = *memLimit
@@ -48,4 +53,13 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs\n", spec.Len(), st.CUs, time.Since(start).Seconds())
+	if *memProf != "" {
+		f, err := os.Create(*memProf)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
 }

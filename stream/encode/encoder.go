@@ -73,6 +73,22 @@ type Batch struct {
 	Index IndexUse
 }
 
+// NewBatch returns an empty batch.
+func NewBatch() *Batch {
+	b := &Batch{Types: btf.NewSpec()}
+	b.Types.Strings().NoMemo() // the worker's name cache does its job
+	return b
+}
+
+// reset empties b for another unit, keeping its memory. Funcs are
+// dropped, not reused: the merger may keep their slices.
+func (b *Batch) reset() {
+	b.Types.Reset()
+	b.Types.Strings().Reset()
+	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
+	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
+}
+
 // Bytes estimates the batch's memory.
 func (b *Batch) Bytes() int64 {
 	n := int64(b.Types.Len())*16 + int64(b.Types.Strings().Len()) + int64(len(b.Vars))*16 + int64(len(b.Index.Arrays))*4
@@ -109,6 +125,7 @@ func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 type Worker struct {
 	e     *Encoder
 	names *nameCache
+	conv  *cuConv // reused, with its buffers
 }
 
 // NewWorker returns a worker; use one per goroutine.
@@ -121,15 +138,28 @@ func Skip(cu *dwarfread.CU) bool {
 	return tag != dwarf.TagCompileUnit && tag != dwarf.TagPartialUnit
 }
 
-// Encode converts cu into a Batch. cu may be released as soon as it
-// returns.
-func (w *Worker) Encode(cu *dwarfread.CU) (*Batch, error) {
+// Encode converts cu into a Batch: into, emptied, or a new one if into is
+// nil (a batch the merger is done with can be reused). cu may be released
+// as soon as it returns.
+func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	e := w.e
 	t := newEncTree(cu)
-	b := &Batch{Types: btf.NewSpec(), Name: t.name}
+	b := into
+	if b == nil {
+		b = NewBatch()
+	} else {
+		b.reset()
+	}
+	b.Name = t.name
 	w.names.next()
-	c := newCUConv(t, b.Types, e.feat, e.le, e.addr)
+	if w.conv == nil {
+		w.conv = newCUConv(t, b.Types, e.feat, e.le, e.addr)
+	} else {
+		w.conv.reset(t, b.Types, e.feat, e.le, e.addr)
+	}
+	c := w.conv
 	c.names = w.names
+	c.index.Arrays = b.Index.Arrays
 	c.collect()
 	if err := c.emit(); err != nil {
 		return nil, err
@@ -139,7 +169,7 @@ func (w *Worker) Encode(cu *dwarfread.CU) (*Batch, error) {
 	b.Funcs = e.funcs.saveFuncs(c, 0, nil)
 	if e.feat.Has(FeatVar) || e.feat.Has(FeatGlobalVar) {
 		var err error
-		if b.Vars, err = e.vars.encodeVars(c, e.feat.Has(FeatDeclTag), nil); err != nil {
+		if b.Vars, err = e.vars.encodeVars(c, e.feat.Has(FeatDeclTag), b.Vars); err != nil {
 			return nil, err
 		}
 	}

@@ -44,12 +44,35 @@ type cuConv struct {
 	vars    []int32 // top-level DW_TAG_variable nodes
 	index   IndexUse
 	names   *nameCache // the worker's; nil disables it
+	words   []uint32   // scratch: one type's extra words
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
+	c := &cuConv{ptrTags: map[int32][]int32{}}
+	c.reset(t, out, feat, le, addr)
+	return c
+}
+
+// reset readies c (a worker's, reused) for another unit, keeping its
+// buffers.
+func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) {
 	n := t.n
-	return &cuConv{t: t, out: out, feat: feat, le: le, addr: addr,
-		idOf: make([]btf.TypeID, n), inTab: make([]bool, n), ptrTags: map[int32][]int32{}}
+	c.t, c.out, c.feat, c.le, c.addr = t, out, feat, le, addr
+	c.order, c.funcs, c.vars = c.order[:0], c.funcs[:0], c.vars[:0]
+	c.idOf = resize(c.idOf, n)
+	c.inTab = resize(c.inTab, n)
+	clear(c.ptrTags)
+	c.index = IndexUse{}
+}
+
+// resize returns s with length n, zeroed, reusing its array if it fits.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // collect walks the unit building the type table in dwarf_loader's order:
@@ -164,6 +187,7 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 // keeps only if no earlier unit provided the index type.
 func (c *cuConv) emit() error {
 	first := c.out.NextID()
+	c.out.Grow(len(c.order)+1, 0)
 	for k, i := range c.order {
 		c.idOf[i] = first + btf.TypeID(k)
 	}
@@ -318,7 +342,7 @@ func (t *encTree) subrangeCount(s int32) uint64 {
 
 func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
 	t := c.t
-	var words []uint32
+	words := c.words[:0]
 	kflag := false
 	vlen := uint32(0)
 	t.children(i, func(m int32) {
@@ -338,6 +362,7 @@ func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
 	}
 	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
 		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
+	c.words = words
 	return nil
 }
 
@@ -486,7 +511,8 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 		}
 	}
 	enum32 := size <= 4 || !c.feat.Has(FeatEnum64)
-	var words []uint32
+	words := c.words[:0]
+	defer func() { c.words = words }()
 	vlen := uint32(0)
 	kflag := false
 	var err error
@@ -527,7 +553,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 
 func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	t := c.t
-	var words []uint32
+	words := c.words[:0]
 	vlen := uint32(0)
 	unspec := false
 	t.children(i, func(p int32) {
@@ -544,6 +570,7 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 		vlen++
 	}
 	c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, vlen, false), SizeOrType: uint32(c.typeOf(i))}, words...)
+	c.words = words
 }
 
 // emitDeclTags adds the DECL_TAGs of structs, unions and typedefs

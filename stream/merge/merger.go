@@ -40,6 +40,8 @@ type Merger struct {
 	idx   indexState
 	funcs funcMerge
 	ds    *datasecs
+	// placed is the batch as handed to dedup, reused from unit to unit.
+	placed *btf.Spec
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -99,6 +101,10 @@ func (m *Merger) Add(b *encode.Batch) error {
 	return nil
 }
 
+// Holds reports whether the table kept a reference to b after Add (dedup
+// adopts the first batch's strings), so b must not be reused.
+func (m *Merger) Holds(b *encode.Batch) bool { return m.d.Table().Strings() == b.Types.Strings() }
+
 // place copies a self-contained batch to the ids it takes after the
 // table, giving its arrays their index type (dropping the "int" the
 // encoder appended if an earlier unit provided one), and returns it with
@@ -106,7 +112,12 @@ func (m *Merger) Add(b *encode.Batch) error {
 // dedup reads them in place and interns only those of new types.
 func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID) {
 	src := b.Types
-	out := m.d.NewBatch()
+	if m.placed == nil {
+		m.placed = m.d.NewBatch()
+	} else {
+		m.placed.ResetSplit(m.d.Table())
+	}
+	out := m.placed
 	out.SetStrings(src.Strings())
 	t0 := out.FirstID()
 	drop := btf.TypeID(0)
