@@ -204,6 +204,22 @@ func (s *Strings) Add(str string) StrOff {
 	return off
 }
 
+// Append appends str and returns its offset without looking for an equal
+// string: for scratch tables whose offsets are only read back (a unit's
+// batch strings in the encoder), where interning costs more than the
+// duplicates it saves. A later Add or AddBytes indexes the appended
+// strings first, finding the first of equal ones. str must not contain
+// NUL.
+func (s *Strings) Append(str string) StrOff {
+	if len(str) == 0 {
+		return 0
+	}
+	off := s.baseLen() + uint32(len(s.data))
+	s.data = append(s.data, str...)
+	s.data = append(s.data, 0)
+	return StrOff(off)
+}
+
 // AddBytes is Add for a byte slice; it does not keep str.
 func (s *Strings) AddBytes(str []byte) StrOff {
 	if len(str) == 0 {

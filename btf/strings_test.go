@@ -51,3 +51,19 @@ func TestStringsReset(t *testing.T) {
 		t.Errorf("split Spec after ResetSplit: %d types, first id %d", split.Len(), split.FirstID())
 	}
 }
+
+// TestStringsAppend: Append keeps duplicates; a later Add finds the first.
+func TestStringsAppend(t *testing.T) {
+	s := NewStrings(nil)
+	a := s.Append("foo")
+	b := s.Append("foo")
+	if a == b || s.Name(a) != "foo" || s.Name(b) != "foo" {
+		t.Fatalf("Append: %d %d %q %q", a, b, s.Name(a), s.Name(b))
+	}
+	if c := s.Add("foo"); c != a {
+		t.Errorf("Add after Append = %d, want the first, %d", c, a)
+	}
+	if s.Append("") != 0 {
+		t.Error("Append of the empty string is not 0")
+	}
+}

@@ -168,7 +168,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			if isStructParam(t, typeNode) {
 				structParam = true
 			}
-			st.Params = append(st.Params, FuncParam{strs.Add(pn), typ})
+			st.Params = append(st.Params, FuncParam{strs.Append(pn), typ})
 			t.children(p, func(a int32) { fc.annot(t, a, idx, &st, strs) })
 			idx++
 		})
@@ -189,7 +189,7 @@ func (fc *funcCtx) annot(t *encTree, a int32, comp int32, st *FuncState, strs *b
 	if !fc.declTags || t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
-	st.Annots = append(st.Annots, FuncAnnot{strs.Add(t.str(a, dwarf.AttrConstValue)), comp})
+	st.Annots = append(st.Annots, FuncAnnot{strs.Append(t.str(a, dwarf.AttrConstValue)), comp})
 }
 
 // isStructParam is pahole's param__is_struct: a struct, possibly behind

@@ -38,7 +38,10 @@ func (nc *nameCache) next() {
 	}
 }
 
-// name interns DIE i's DW_AT_name into the batch's strings.
+// name adds DIE i's DW_AT_name to the batch's strings. Batch strings are
+// appended, not interned (dedup reads them by offset and interns only
+// those of new types): the cache is what keeps a unit's repeated names
+// to one copy.
 func (c *cuConv) name(i int32) btf.StrOff {
 	strs := c.out.Strings()
 	at, ok := c.t.attr(i, dwarf.AttrName)
@@ -47,7 +50,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	off, ok := at.DebugStrOffset()
 	if !ok || c.names == nil || off >= 1<<32-1 {
-		return strs.Add(c.t.str(i, dwarf.AttrName))
+		return strs.Append(c.t.str(i, dwarf.AttrName))
 	}
 	key := uint32(off) + 1
 	nc := c.names
@@ -55,7 +58,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	if slot.key == key && slot.gen == nc.gen {
 		return slot.off
 	}
-	s := strs.Add(c.t.str(i, dwarf.AttrName))
+	s := strs.Append(c.t.str(i, dwarf.AttrName))
 	*slot = nameSlot{key: key, gen: nc.gen, off: s}
 	return s
 }

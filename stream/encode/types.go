@@ -204,7 +204,7 @@ func (c *cuConv) emit() error {
 		}
 	}
 	if len(c.index.Arrays) > 0 && c.index.LocalInt == 0 {
-		c.index.AddedInt = c.out.Add(btf.Type{NameOff: strs.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+		c.index.AddedInt = c.out.Add(btf.Type{NameOff: strs.Append("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
 			btf.MakeIntInfo(btf.IntSigned, 0, 32))
 	}
 	return nil
@@ -244,7 +244,7 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 				}
 			}
 		}
-		ref(btf.KindTypeTag, to, strs.Add(t.str(i, dwarf.AttrConstValue)))
+		ref(btf.KindTypeTag, to, strs.Append(t.str(i, dwarf.AttrConstValue)))
 	case dwarf.TagTypedef:
 		ref(btf.KindTypedef, c.typeOf(i), name())
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
@@ -301,14 +301,14 @@ func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
 		default:
 			return t.errorf(i, elffile.ErrUnsupported, "FLOAT '%s' of invalid size %d", name, size)
 		}
-		c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindFloat, 0, false), SizeOrType: size})
+		c.out.Add(btf.Type{NameOff: strs.Append(name), Info: btf.MakeInfo(btf.KindFloat, 0, false), SizeOrType: size})
 		return nil
 	}
 	size := uint32((bitSize + 7) / 8)
 	if size == 0 || size&(size-1) != 0 || size > 16 {
 		name, size = "__SANITIZED_FAKE_INT__", 4
 	}
-	c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: size},
+	c.out.Add(btf.Type{NameOff: strs.Append(name), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: size},
 		btf.MakeIntInfo(encoding, 0, size*8))
 	return nil
 }
@@ -606,6 +606,6 @@ func (c *cuConv) declTag(a int32, to btf.TypeID, comp int32, strs *btf.Strings) 
 	if t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
-	c.out.Add(btf.Type{NameOff: strs.Add(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
+	c.out.Add(btf.Type{NameOff: strs.Append(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
 		SizeOrType: uint32(to)}, uint32(comp))
 }
