@@ -11,12 +11,14 @@
 #
 #   RUNS=5 MEMLIMIT=64M bash bench/encode_vs_pahole.sh [VMLINUX]
 #
+# VMLINUX defaults to $BTFSTREAM_KERNEL, else the newest cloud-amd64
+# vmlinux of the test cache (the 6.12 one).
 # PAHOLE defaults to the reference build (/work/shared/reference/
 # pahole-1.31/pahole, else pahole on PATH); BTFSTREAM=path uses an
 # existing btfstream binary instead of building one.
 set -eu
 cd "$(dirname "$0")/.."
-V=${1:-${BTFSTREAM_KERNEL:-$(ls ~/.cache/btfstream-testdata/*cloud-amd64*/usr/lib/debug/boot/vmlinux-* | head -1)}}
+V=${1:-${BTFSTREAM_KERNEL:-$(ls ~/.cache/btfstream-testdata/*cloud-amd64*/usr/lib/debug/boot/vmlinux-* | sort -V | tail -1)}}
 REF=/work/shared/reference/pahole-1.31/pahole
 [ -x "$REF" ] || REF=pahole
 PAHOLE=${PAHOLE:-$REF}
