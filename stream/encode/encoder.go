@@ -33,11 +33,12 @@ import (
 // IndexUse is what the merger needs to give a unit's arrays their index
 // type, which pahole picks across units: the first unit (in file order)
 // with a base type named "int" provides it, else an "int" is appended
-// after the first unit that needs one. Ids are the batch's.
+// after the first unit that needs one. In the batch, the arrays refer to
+// LocalInt if there is one, else to AddedInt. Ids are the batch's.
 type IndexUse struct {
 	LocalInt btf.TypeID   // the unit's first base type named "int" (0: none)
 	AddedInt btf.TypeID   // the "int" appended for the unit's arrays (0: none)
-	Arrays   []btf.TypeID // ARRAYs whose index word (Extra()[1]) is the merger's to set
+	Arrays   []btf.TypeID // ARRAYs, whose index word (Extra()[1]) the merger may re-point
 }
 
 // Config configures an Encoder.

@@ -43,6 +43,7 @@ type cuConv struct {
 	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
 	vars    []int32 // top-level DW_TAG_variable nodes
 	index   IndexUse
+	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
 	words   []uint32   // scratch: one type's extra words
 }
@@ -62,7 +63,7 @@ func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr u
 	c.idOf = resize(c.idOf, n)
 	c.inTab = resize(c.inTab, n)
 	clear(c.ptrTags)
-	c.index = IndexUse{}
+	c.index, c.indexID = IndexUse{}, 0
 }
 
 // resize returns s with length n, zeroed, reusing its array if it fits.
@@ -179,21 +180,24 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 	return c.idOf[j]
 }
 
-// emit numbers the unit's types from out's next id and appends them. Array
-// index types are the merger's (pahole's has_index_type/array_index_id
-// spans units): ARRAYs get index 0 for now and are listed in c.index,
-// with the unit's first base type named "int"; if the unit has arrays but
-// no "int", an INT "int" is appended after its types, which the merger
-// keeps only if no earlier unit provided the index type.
+// emit numbers the unit's types from out's next id and appends them.
+// pahole's array index type (has_index_type/array_index_id) spans units,
+// so the merger decides it; here ARRAYs refer to the unit's own: its first
+// base type named "int" (LocalInt), else an INT "int" appended right after
+// the types (AddedInt) if the unit has arrays. The merger re-points them,
+// and drops AddedInt, when an earlier unit provided the index type. They
+// are listed in c.index.Arrays.
 func (c *cuConv) emit() error {
 	first := c.out.NextID()
 	c.out.Grow(len(c.order)+1, 0)
 	for k, i := range c.order {
 		c.idOf[i] = first + btf.TypeID(k)
 	}
+	c.indexID = first + btf.TypeID(len(c.order)) // where AddedInt would go
 	for _, i := range c.order {
 		if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
 			c.index.LocalInt = c.idOf[i]
+			c.indexID = c.index.LocalInt
 			break
 		}
 	}
@@ -256,7 +260,7 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 		return c.emitStruct(i, union, strs)
 	case dwarf.TagArrayType:
 		id := c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
-			uint32(c.typeOf(i)), 0, c.arrayElems(i))
+			uint32(c.typeOf(i)), uint32(c.indexID), c.arrayElems(i))
 		c.index.Arrays = append(c.index.Arrays, id)
 	case dwarf.TagEnumerationType:
 		return c.emitEnum(i, strs)
