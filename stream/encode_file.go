@@ -43,6 +43,8 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 // (pipeline.go), then has the merger finish.
 func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
 	ef := f.ELF()
+	stage(stageSetup)
+	defer stage(context.Background())
 	if err := mem.check(f, opts); err != nil {
 		return nil, err
 	}
@@ -80,7 +82,6 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	}
 	progress.done()
 	stage(stageFinish)
-	defer stage(context.Background())
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
 		return nil, err
 	}

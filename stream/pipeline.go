@@ -16,9 +16,10 @@ type unitJob struct {
 	cu     *dwarfread.CU // until a worker has encoded it
 	err    error
 	batch  *encode.Batch
-	bytes  int64 // the batch's accounted bytes
-	skip   bool  // not encoded: excluded late by language (counted by the reader) ...
-	notCU  bool  // ... or not a compile or partial unit
+	prep   *merge.Prepared // the batch, prepared for the merger (nil without dedup)
+	bytes  int64           // the batch's accounted bytes
+	skip   bool            // not encoded: excluded late by language (counted by the reader) ...
+	notCU  bool            // ... or not a compile or partial unit
 }
 
 // encodeUnits runs the pipeline:
@@ -41,12 +42,16 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 	}
 	defer ur.Close()
 	workers := make([]*encode.Worker, jobs)
+	preparers := make([]*merge.Preparer, jobs)
 	for i := range workers {
 		workers[i] = enc.NewWorker()
+		if !opts.noDedup {
+			preparers[i] = merge.NewPreparer()
+		}
 	}
 	// Batches the merger is done with go back to the workers, so a run
 	// does not allocate a batch's tables per unit.
-	free := make(chan *encode.Batch, 2*jobs+2)
+	free := make(chan *merge.Prepared, 2*jobs+2)
 	var runErr error
 	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)
@@ -75,13 +80,16 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 			j.skip, j.notCU = true, true
 			return
 		}
-		var into *encode.Batch
+		into := &merge.Prepared{}
 		select {
 		case into = <-free:
 		default:
 		}
-		j.batch, j.err = workers[w].Encode(cu, into)
+		j.batch, j.err = workers[w].Encode(cu, into.Batch)
 		cu.Release()
+		if j.err == nil && preparers[w] != nil {
+			j.prep, j.err = preparers[w].Prepare(j.batch, into)
+		}
 		if j.err == nil {
 			j.bytes = j.batch.Bytes()
 			mem.budget.Resize(j.bytes)
@@ -104,15 +112,15 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 		}
 		stats.CUs++
 		stats.Vars += len(j.batch.Vars)
-		err := m.Add(j.batch)
+		err := m.Add(j.batch, j.prep)
 		mem.budget.Return(j.bytes)
-		if !m.Holds(j.batch) {
+		if j.prep != nil && !m.Holds(j.batch) {
 			select {
-			case free <- j.batch:
+			case free <- j.prep:
 			default:
 			}
 		}
-		j.batch = nil
+		j.batch, j.prep = nil, nil
 		if err != nil {
 			runErr = err
 			return false
@@ -135,10 +143,13 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 }
 
 // Pipeline stages, as pprof labels ("stage"), so a CPU profile tells the
-// serial path (read, merge, finish) from the workers' share (work):
+// serial path (setup, read, merge, finish) from the workers' share (work);
+// what has no label is the Go runtime's own (the collector's background
+// workers):
 //
 //	go tool pprof -tags cpu.out
 var (
+	stageSetup  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "setup"))
 	stageRead   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "read"))
 	stageWork   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "work"))
 	stageMerge  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "merge"))

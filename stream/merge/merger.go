@@ -86,14 +86,34 @@ func (m *Merger) FuncStringsLen() uint32 { return m.funcs.strs.Len() }
 
 // Add deduplicates a unit's batch into the table and keeps its function
 // states and variables with table ids. Batches must come in file order.
-func (m *Merger) Add(b *encode.Batch) error {
-	batch, local := m.place(b)
-	r, err := m.d.AddBatch(batch)
-	if err != nil {
-		return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
+// p, if not nil, is b prepared by a worker (Preparer): the merger then
+// does only the table's share of the work.
+func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
+	var table func(btf.TypeID) btf.TypeID
+	if d, ok := m.d.(*dedup.Incremental); ok && p != nil && p.Batch == b && m.indexFits(b) {
+		r, err := d.AddPrepared(p.p)
+		if err != nil {
+			return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
+		}
+		table = r.Map
+		if !m.idx.has {
+			own := b.Index.LocalInt
+			if own == 0 {
+				own = b.Index.AddedInt
+			}
+			if own != 0 {
+				m.idx = indexState{true, r.Map(own)}
+			}
+		}
+	} else {
+		batch, local := m.place(b)
+		r, err := m.d.AddBatch(batch)
+		if err != nil {
+			return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
+		}
+		m.idx.id = r.Map(m.idx.id)
+		table = func(id btf.TypeID) btf.TypeID { return r.Map(local(id)) }
 	}
-	m.idx.id = r.Map(m.idx.id)
-	table := func(id btf.TypeID) btf.TypeID { return r.Map(local(id)) }
 	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {
 		return err
 	}
