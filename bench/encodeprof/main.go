@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/btfstream/btfstream/stream"
@@ -22,6 +23,7 @@ func main() {
 	base := flag.String("base", "", "base BTF for a module")
 	memLimit := flag.Int64("mem-limit", 0, "memory limit in bytes (0: default, -1: none)")
 	memProf := flag.String("memprofile", "", "write an allocation profile here")
+	traceOut := flag.String("trace", "", "write an execution trace here")
 	flag.Parse()
 	if *memProf != "" {
 		runtime.MemProfileRate = 64 << 10
@@ -45,6 +47,15 @@ func main() {
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		trace.Start(f)
+		defer trace.Stop()
 	}
 	start := time.Now()
 	spec, st, err := stream.EncodeFile(flag.Arg(0), opts)

@@ -14,8 +14,12 @@ import "sync"
 // item to work on one of workers goroutines (work's first argument is the
 // goroutine's index, 0 <= w < workers), and calls consume on the caller's
 // goroutine with the items in the order next returned them, each after its
-// work is done. At most about 2*workers items are in flight: workers
-// queued behind the consumer, one held by the producer, one consumed.
+// work is done. At most about 2*workers items are in flight: the queue
+// behind the consumer holds 2*workers (so the workers keep busy while the
+// consumer is on a slow item: with only workers slots, a worker that is
+// done waits for the consumer to take the item before it, and the
+// pipeline runs nearly serially), one is held by the producer, one is
+// being consumed.
 //
 // If consume returns false, Run stops: it lets the producer and the
 // workers finish what they hold, passes every item produced but not
@@ -43,7 +47,7 @@ func Run[T any](workers int, next func() (T, bool), work func(w int, v T), consu
 		v    T
 		done chan struct{}
 	}
-	queue := make(chan *slot, workers) // in order, for the consumer
+	queue := make(chan *slot, 2*workers) // in order, for the consumer
 	todo := make(chan *slot)           // for the workers
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
