@@ -33,7 +33,8 @@ type CU struct {
 	hdr     unitHeader
 	order   binary.ByteOrder
 	secName string
-	next    uint32 // decode resume position after the language peek
+	next    uint32    // decode resume position after the language peek
+	body    *lazyBody // the unit's bytes not read yet (Decode reads them)
 
 	lang           uint16
 	strOffsetsBase uint64

@@ -2,6 +2,8 @@ package dwarfread
 
 import (
 	"debug/dwarf"
+	"fmt"
+	"io"
 	"iter"
 	"sync/atomic"
 
@@ -240,6 +242,13 @@ func (p *producer) next() (*CU, error) {
 				continue
 			}
 		}
+		if u.ra != nil && u.rl == nil && have < h.total {
+			// An uncompressed, unrelocated unit: its body is read by
+			// Decode, on the decoding goroutine, not here.
+			cu.body = &lazyBody{r: u.ra, sec: u.sec.Name, off: u.off, have: have}
+			u.off += h.total
+			return cu, nil
+		}
 		if err := u.body(a, &h, have); err != nil {
 			cu.Release()
 			return nil, err
@@ -268,9 +277,35 @@ func (cu *CU) account() {
 	}
 }
 
+// lazyBody is the rest of a unit still to be read: bytes [have, total) of
+// the unit at section offset off.
+type lazyBody struct {
+	r    io.ReaderAt
+	sec  string
+	off  uint64
+	have uint64
+}
+
+// readBody reads the unit's bytes that Next left to the decoder.
+func (cu *CU) readBody() error {
+	b := cu.body
+	cu.body = nil
+	a := cu.arena
+	a.Bytes = growBytes(a.Bytes, b.have, cu.hdr.total) // bounded by the section size, checked in head
+	if _, err := b.r.ReadAt(a.Bytes[b.have:cu.hdr.total], int64(b.off+b.have)); err != nil {
+		return &elffile.Error{Section: b.sec, Offset: b.off + b.have, Msg: fmt.Sprintf("read: %v", err), Err: elffile.ErrFormat}
+	}
+	return nil
+}
+
 // decodeRest decodes the DIEs after the unit DIE (or all of them if the
-// peek could not run).
+// peek could not run), reading the unit's body first if Next left it.
 func (cu *CU) decodeRest() error {
+	if cu.body != nil {
+		if err := cu.readBody(); err != nil {
+			return err
+		}
+	}
 	hadRoot := len(cu.arena.Tags) == 1
 	if err := cu.decodeDIEs(cu.next, false); err != nil {
 		return err
