@@ -531,7 +531,13 @@ func (st *batchState) hashComponent(members []uint32) {
 	}
 	for _, m := range members {
 		n := st.nodeOf(st.t0 + m)
-		h := labelHash(n)
+		// blh is the label hash computed above, except for cut points,
+		// whose blh is their key, as is their tag (for any other member
+		// blh == btag is a hash collision, and recomputing is still right).
+		h := st.blh[m]
+		if st.btag[m] == h {
+			h = labelHash(n)
+		}
 		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
 		}
