@@ -34,21 +34,17 @@ type unitJob struct {
 // frees the unit; the consumer returns it once the batch is merged. At
 // most about 2*Jobs units are in flight (ordered.Run). With Jobs <= 1 it
 // all runs on the caller's goroutine.
-func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts EncodeOptions, mem *memPlan, stats *EncodeStats, progress *progressReport) error {
+func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan, stats *EncodeStats, progress *progressReport) error {
 	jobs := max(opts.Jobs, 1)
 	ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: jobs, LangExclude: opts.LangExclude, NoTypeUnits: true, Budget: mem.budget})
 	if err != nil {
 		return err
 	}
 	defer ur.Close()
+	// A worker's encoder state is made on its first unit, once setup is
+	// done (the units are read and decoded meanwhile).
 	workers := make([]*encode.Worker, jobs)
 	preparers := make([]*merge.Preparer, jobs)
-	for i := range workers {
-		workers[i] = enc.NewWorker()
-		if !opts.noDedup {
-			preparers[i] = merge.NewPreparer()
-		}
-	}
 	// Batches the merger is done with go back to the workers, so a run
 	// does not allocate a batch's tables per unit.
 	free := make(chan *merge.Prepared, 2*jobs+2)
@@ -68,6 +64,17 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 		}
 		if j.err = j.cu.Decode(); j.err != nil {
 			return
+		}
+		<-su.ready
+		if su.err != nil {
+			j.err = su.err
+			return
+		}
+		if workers[w] == nil {
+			workers[w] = su.enc.NewWorker()
+			if !opts.noDedup {
+				preparers[w] = merge.NewPreparer()
+			}
 		}
 		cu := j.cu
 		j.cu = nil
@@ -112,6 +119,7 @@ func encodeUnits(f *dwarfread.File, enc *encode.Encoder, m *merge.Merger, opts E
 		}
 		stats.CUs++
 		stats.Vars += len(j.batch.Vars)
+		m := su.m
 		err := m.Add(j.batch, j.prep)
 		mem.budget.Return(j.bytes)
 		if j.prep != nil && !m.Holds(j.batch) {

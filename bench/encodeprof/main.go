@@ -58,12 +58,20 @@ func main() {
 		defer trace.Stop()
 	}
 	start := time.Now()
+	var firstUnit, lastUnit time.Duration
+	opts.Progress = func(p stream.Progress) {
+		if firstUnit == 0 {
+			firstUnit = time.Since(start)
+		}
+		lastUnit = time.Since(start)
+	}
 	spec, st, err := stream.EncodeFile(flag.Arg(0), opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs\n", spec.Len(), st.CUs, time.Since(start).Seconds())
+	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs (first unit merged at %.2fs, last at %.2fs)\n",
+		spec.Len(), st.CUs, time.Since(start).Seconds(), firstUnit.Seconds(), lastUnit.Seconds())
 	if *memProf != "" {
 		f, err := os.Create(*memProf)
 		if err != nil {

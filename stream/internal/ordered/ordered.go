@@ -48,7 +48,7 @@ func Run[T any](workers int, next func() (T, bool), work func(w int, v T), consu
 		done chan struct{}
 	}
 	queue := make(chan *slot, 2*workers) // in order, for the consumer
-	todo := make(chan *slot)           // for the workers
+	todo := make(chan *slot)             // for the workers
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
