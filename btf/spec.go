@@ -153,6 +153,22 @@ func (s *Spec) Truncate(next TypeID) {
 	s.extraAt = s.extraAt[:n+1]
 }
 
+// Reset empties a Spec's local types, keeping their memory for reuse
+// (the strings are the caller's to reset).
+func (s *Spec) Reset() {
+	s.types = s.types[:0]
+	s.extra = s.extra[:0]
+	s.extraAt = s.extraAt[:1]
+}
+
+// ResetSplit empties a split Spec and makes its ids continue after base
+// (which may have grown since), keeping its memory for reuse. Its strings
+// are the caller's to set or reset.
+func (s *Spec) ResetSplit(base *Spec) {
+	s.Reset()
+	s.base, s.firstID = base, base.NextID()
+}
+
 // Grow reserves room for n more types with words extra words in all.
 func (s *Spec) Grow(n, words int) {
 	if cap(s.types)-len(s.types) < n {

@@ -31,8 +31,9 @@ type Strings struct {
 	// indexed is how many bytes of data are in the lookup set.
 	indexed int
 	// memo remembers recent Add(string) results by the string's identity
-	// (see Add); allocated on first use.
-	memo []memoEntry
+	// (see Add); allocated on first use, unless noMemo.
+	memo   []memoEntry
+	noMemo bool
 }
 
 // memoBits sizes Add's memo: 1<<memoBits entries (768 KiB on 64-bit hosts).
@@ -72,6 +73,23 @@ func seedOf(base *Strings) maphash.Seed {
 		return maphash.MakeSeed()
 	}
 	return base.seed
+}
+
+// NoMemo turns off Add's identity memo (768 KiB, allocated on first use)
+// for a short-lived table whose callers cache their lookups themselves,
+// such as a unit's batch strings in the encoder. It returns s.
+func (s *Strings) NoMemo() *Strings {
+	s.noMemo, s.memo = true, nil
+	return s
+}
+
+// Reset empties a table without base back to the empty string alone,
+// keeping its memory for reuse. Offsets handed out before are invalid.
+func (s *Strings) Reset() {
+	s.data = append(s.data[:0], 0)
+	clear(s.slots)
+	s.used, s.indexed = 0, 0
+	clear(s.memo)
 }
 
 // Base returns the base table of a split table, or nil.
@@ -177,13 +195,29 @@ func (s *Strings) Add(str string) StrOff {
 	}
 	// AddBytes neither modifies nor keeps its argument.
 	off := s.AddBytes(unsafe.Slice(p, len(str)))
-	if owner == s || uint32(off) < owner.Len() {
+	if !owner.noMemo && (owner == s || uint32(off) < owner.Len()) {
 		if owner.memo == nil {
 			owner.memo = make([]memoEntry, 1<<memoBits)
 		}
 		owner.memo[i] = memoEntry{str, off}
 	}
 	return off
+}
+
+// Append appends str and returns its offset without looking for an equal
+// string: for scratch tables whose offsets are only read back (a unit's
+// batch strings in the encoder), where interning costs more than the
+// duplicates it saves. A later Add or AddBytes indexes the appended
+// strings first, finding the first of equal ones. str must not contain
+// NUL.
+func (s *Strings) Append(str string) StrOff {
+	if len(str) == 0 {
+		return 0
+	}
+	off := s.baseLen() + uint32(len(s.data))
+	s.data = append(s.data, str...)
+	s.data = append(s.data, 0)
+	return StrOff(off)
 }
 
 // AddBytes is Add for a byte slice; it does not keep str.

@@ -62,6 +62,8 @@ type batchState struct {
 	// Split mode (adjust.go): batch types kept apart from the base.
 	kept      []bool
 	assignAll bool // commits give classes to all types, not only structs
+
+	prep *Prepared // set while preparing a batch (prepare.go): hash and record only
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
@@ -300,14 +302,30 @@ func (st *batchState) run() {
 }
 
 // component resolves one strongly connected component whose outgoing
-// edges are all resolved.
+// edges are all resolved: hashes first, then classes. When preparing a
+// batch (prepare.go), it only hashes and records the component.
 func (st *batchState) component(members []uint32) {
-	if len(members) == 1 && !st.selfLoop(members[0]) {
-		st.single(members[0])
+	single := len(members) == 1 && !st.selfLoop(members[0])
+	if single {
+		st.hashSingle(members[0])
+	} else {
+		slices.Sort(members)
+		st.hashComponent(members)
+	}
+	if st.prep != nil {
+		st.prep.record(st, members, !single)
 		return
 	}
-	slices.Sort(members)
-	st.hashComponent(members)
+	if single {
+		st.resolveSingle(members[0])
+	} else {
+		st.resolveComponent(members)
+	}
+}
+
+// resolveComponent resolves a cyclic component whose members are hashed
+// (ascending).
+func (st *batchState) resolveComponent(members []uint32) {
 	for _, m := range members {
 		if st.d.neverMerged(st.kind(m)) {
 			st.newClass(m, false)
@@ -375,9 +393,9 @@ func (st *batchState) selfLoop(v uint32) bool {
 	return false
 }
 
-// single resolves a component of one type outside any cycle: its edges are
-// resolved, so a hash lookup and a direct comparison decide.
-func (st *batchState) single(v uint32) {
+// hashSingle computes the label hash, tag, finiteness and hash of a type
+// outside any cycle, whose edges lead to hashed types.
+func (st *batchState) hashSingle(v uint32) {
 	n := st.nodeOf(st.t0 + v)
 	lh := labelHash(n)
 	h, tag, fin := lh, lh, true
@@ -397,6 +415,13 @@ func (st *batchState) single(v uint32) {
 	} else {
 		st.btag[v] = finalize(tag)
 	}
+}
+
+// resolveSingle resolves a hashed component of one type outside any
+// cycle: its edges are resolved, so a hash lookup and a direct comparison
+// decide.
+func (st *batchState) resolveSingle(v uint32) {
+	n := st.nodeOf(st.t0 + v)
 	if st.d.neverMerged(n.t.Kind()) {
 		st.newClass(v, false)
 		return
@@ -406,7 +431,7 @@ func (st *batchState) single(v uint32) {
 	}
 	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
 	// x in the other, somewhere below): found by checking.
-	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && k > 0 {
+	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && numRefs(n.t, n.w) > 0 {
 		if st.tryCandidates(v); st.res[v] != none {
 			return
 		}
@@ -506,7 +531,13 @@ func (st *batchState) hashComponent(members []uint32) {
 	}
 	for _, m := range members {
 		n := st.nodeOf(st.t0 + m)
-		h := labelHash(n)
+		// blh is the label hash computed above, except for cut points,
+		// whose blh is their key, as is their tag (for any other member
+		// blh == btag is a hash collision, and recomputing is still right).
+		h := st.blh[m]
+		if st.btag[m] == h {
+			h = labelHash(n)
+		}
 		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
 		}

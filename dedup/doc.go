@@ -280,6 +280,17 @@
 // all share the input's string section); a batch with other strings makes
 // it intern its own.
 //
+// # Preparing batches elsewhere
+//
+// For a self-contained batch (a base Spec: ids from 1, edges to its own
+// types or void), Tarjan's components and every type's hashes need
+// nothing from the table: Prepare computes them on any goroutine (the
+// encoder's workers), recording the components in Tarjan's order;
+// AddPrepared then resolves them against the table in that order and
+// commits. The result is AddBatch's for the same types placed at the
+// table's next id (prepare.go; TestPrepared checks it on random inputs,
+// with and without a base).
+//
 // # Modules: what stays a module type
 //
 // With a base (vmlinux, for a module), batch types equivalent to base types

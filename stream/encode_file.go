@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -38,83 +39,98 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 	return out, stats, nil
 }
 
-// run reads the symbols, then streams the units through the encoder into
-// the merger in file order, then has the merger finish.
+// run streams the units through the pipeline (pipeline.go), then has the
+// merger finish. What the encoder and the merger need first (the symbol
+// table) is read by setup; with Jobs > 1 on its own goroutine, while the
+// first units are read and decoded.
 func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
 	ef := f.ELF()
+	stage(stageSetup)
+	defer stage(context.Background())
 	if err := mem.check(f, opts); err != nil {
 		return nil, err
 	}
+	su := &setup{ready: make(chan struct{})}
+	if opts.Jobs > 1 {
+		go func() {
+			stage(stageSetup)
+			su.run(f, opts, mem)
+		}()
+	} else {
+		su.run(f, opts, mem)
+	}
+	progress := newProgress(f, opts.Progress)
+	err := encodeUnits(f, su, opts, mem, stats, progress)
+	<-su.ready
+	if su.m != nil {
+		defer su.m.Close()
+	}
+	if su.err != nil {
+		return nil, su.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	progress.done()
+	stage(stageFinish)
+	m := su.m
+	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
+		return nil, err
+	}
+	// What Finish does not need is dropped before it builds the output:
+	// the symbol tables and the encoder, the page cache.
+	mem.budget.Add(-su.syms.BytesSize())
+	su.syms, su.enc = nil, nil
+	ef.DropCache()
+	return m.Finish(ef.Order)
+}
+
+// setup is what the workers and the merger need before their first unit:
+// the symbol table, the encoder, the merger. ready is closed once they
+// (or err) are set.
+type setup struct {
+	ready chan struct{}
+	syms  *encode.Symbols
+	enc   *encode.Encoder
+	m     *merge.Merger
+	err   error
+}
+
+func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
+	defer close(su.ready)
+	ef := f.ELF()
 	feat := opts.Features
 	syms, err := encode.ReadSymbols(ef, func(shndx uint32) bool {
 		return shndx < uint32(len(ef.Sections)) && encode.VarIncluded(ef.Sections[shndx].Name, feat)
 	})
 	if err != nil {
-		return nil, err
+		su.err = err
+		return
 	}
 	if feat.Has(encode.FeatDeclTagKfuncs) {
 		if err := encode.MarkKfuncs(ef, syms); err != nil {
-			return nil, err
+			su.err = err
+			return
 		}
 	}
 	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose})
 	if err != nil {
-		return nil, err
+		su.err = err
+		return
 	}
 	secNames := make([]string, len(ef.Sections))
 	for i := range ef.Sections {
 		secNames[i] = ef.Sections[i].Name
 	}
-	m, err := merge.New(merge.Config{Features: feat, Syms: syms, FuncStrings: enc.FuncStrings(),
+	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
 		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, TmpDir: mem.tmpDir,
 		NoDedup: opts.noDedup})
 	if err != nil {
-		return nil, err
+		su.err = err
+		return
 	}
-	defer m.Close()
 	mem.budget.Add(syms.BytesSize())
-	langSkipped := 0
-	uo := dwarfread.UnitOptions{Jobs: opts.Jobs, LangExclude: opts.LangExclude, NoTypeUnits: true,
-		Budget: mem.budget, Skipped: &langSkipped}
-	progress := newProgress(f, opts.Progress)
-	for cu, err := range f.Units(uo) {
-		if err != nil {
-			return nil, err
-		}
-		off, n := cu.Offset(), cu.Length()
-		if encode.Skip(cu) {
-			cu.Release()
-			stats.SkippedCUs++
-			progress.unit(off, n)
-			continue
-		}
-		stats.CUs++
-		batch := m.NewBatch()
-		u, err := enc.Encode(cu, batch, m.Index())
-		if err != nil {
-			cu.Release()
-			return nil, err
-		}
-		stats.Vars += len(u.Vars)
-		err = m.Add(batch, u)
-		cu.Release()
-		if err != nil {
-			return nil, err
-		}
-		mem.afterUnit(m.Table(), enc.FuncStrings().Len())
-		progress.unit(off, n)
-	}
-	progress.done()
-	stats.SkippedCUs += langSkipped
-	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
-		return nil, err
-	}
-	// What Finish does not need is dropped before it builds the output:
-	// the symbol tables and the encoder (no longer referenced), the page
-	// cache.
-	mem.budget.Add(-syms.BytesSize())
-	ef.DropCache()
-	return m.Finish(ef.Order)
+	su.syms, su.enc, su.m = syms, enc, m
 }
 
 // progressReport turns units seen into EncodeOptions.Progress calls. A

@@ -138,6 +138,17 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 
 func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
 
+// reserveRuntime lowers the Go runtime's soft limit by n bytes (under a
+// limit) for memory the budget does not account, and returns the undo.
+func (m *memPlan) reserveRuntime(n int64) func() {
+	if m.limit <= 0 || n <= 0 {
+		return func() {}
+	}
+	cur := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(max(cur-n, m.limit/4))
+	return func() { debug.SetMemoryLimit(cur) }
+}
+
 // ErrMemLimit is returned when the limit is too small to make progress.
 var ErrMemLimit = fmt.Errorf("memory limit too small")
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
-	"sort"
 
 	"github.com/btfstream/btfstream/arena"
 	"github.com/btfstream/btfstream/spill"
@@ -33,7 +32,8 @@ type CU struct {
 	hdr     unitHeader
 	order   binary.ByteOrder
 	secName string
-	next    uint32 // decode resume position after the language peek
+	next    uint32    // decode resume position after the language peek
+	body    *lazyBody // the unit's bytes not read yet (Decode reads them)
 
 	lang           uint16
 	strOffsetsBase uint64
@@ -118,9 +118,20 @@ func (cu *CU) Root() DIE { return DIE{cu: cu, id: 0} }
 // this unit. Tags are sorted by offset, so this is a binary search.
 func (cu *CU) Lookup(off DIEOff) (TagID, bool) {
 	tags := cu.arena.Tags
-	i := sort.Search(len(tags), func(i int) bool { return tags[i].Off >= off })
-	if i < len(tags) && tags[i].Off == off {
-		return TagID(i), true
+	// A binary search written out: this is the encoder's hottest lookup
+	// (every DW_AT_type), and sort.Search's closure call per probe costs
+	// about as much as the probe.
+	lo, hi := 0, len(tags)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if tags[m].Off < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(tags) && tags[lo].Off == off {
+		return TagID(lo), true
 	}
 	return NoTag, false
 }

@@ -2,13 +2,14 @@ package dwarfread
 
 import (
 	"debug/dwarf"
-	"errors"
+	"fmt"
+	"io"
 	"iter"
-	"sync"
 	"sync/atomic"
 
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream/elffile"
+	"github.com/btfstream/btfstream/stream/internal/ordered"
 )
 
 // UnitOptions configure Units.
@@ -41,6 +42,75 @@ type UnitOptions struct {
 // value per 3 bytes (measured on vmlinux and modules: 4.2x to 4.8x).
 func ArenaEstimate(n uint64) int64 { return int64(5 * n) }
 
+// UnitReader reads the units of .debug_info, then of each .debug_types
+// section, in file order: for each, the header, the abbreviation table,
+// the unit DIE (for the language filter) and the bytes of the rest, which
+// Decode turns into DIEs. It is the producer end of a pipeline: Next must
+// be called from one goroutine at a time, but the CUs it returns may be
+// decoded, used and released on any goroutine.
+type UnitReader struct {
+	p     *producer
+	errAt bool // Next returned an error: the reader is done
+}
+
+// NewUnitReader starts reading f's units. Close it when done.
+func (f *File) NewUnitReader(opts UnitOptions) (*UnitReader, error) {
+	excl, err := parseLangs(opts.LangExclude)
+	if err != nil {
+		return nil, err
+	}
+	if f.info == nil {
+		return nil, &elffile.Error{File: f.name, Err: ErrNoDWARF}
+	}
+	secs := []*elffile.SectionHeader{f.info}
+	if !opts.NoTypeUnits {
+		secs = append(secs, f.types...)
+	}
+	f.pool.Max = max(opts.Jobs, 1) + 2
+	return &UnitReader{p: &producer{f: f, secs: secs, excl: excl, budget: opts.Budget}}, nil
+}
+
+// Next returns the next unit with its bytes read and its unit DIE decoded
+// (if it fit the first bytes read), or nil at the end. Units whose
+// language is excluded are skipped. After an error, Next returns nil.
+func (r *UnitReader) Next() (*CU, error) {
+	if r.errAt {
+		return nil, nil
+	}
+	cu, err := r.p.next()
+	if err != nil {
+		r.errAt = true
+		r.p.close()
+		return nil, elffile.WithFile(r.p.f.name, err)
+	}
+	return cu, nil
+}
+
+// Excluded reports whether a decoded unit's language, not known when Next
+// read it, is excluded; if so it releases and counts it. Safe to call from
+// any goroutine.
+func (r *UnitReader) Excluded(cu *CU) bool { return r.p.excludedLate(cu) }
+
+// Skipped returns how many units the language filter skipped so far.
+func (r *UnitReader) Skipped() int { return int(r.p.skipped.Load()) }
+
+// Close stops reading and drops the idle arenas.
+func (r *UnitReader) Close() {
+	r.p.close()
+	r.p.f.pool.Drain()
+}
+
+// Decode decodes the DIEs after the unit DIE (or all of them if Next could
+// not peek at it), and turns the unit's budget reservation into its
+// arena's footprint. Errors name the file.
+func (cu *CU) Decode() error {
+	err := cu.decodeRest()
+	if err == nil {
+		cu.account()
+	}
+	return elffile.WithFile(cu.f.name, err)
+}
+
 // Units iterates over the units of .debug_info, then of each .debug_types
 // section, in file order. Each *CU must be released with cu.Release()
 // once the consumer is done with it; a CU is never reused before that.
@@ -48,152 +118,50 @@ func ArenaEstimate(n uint64) int64 { return int64(5 * n) }
 // the loop stops the decoding goroutines and frees their units. When the
 // iteration ends, the idle arenas are dropped.
 //
-//	for cu, err := range f.Units(stream.UnitOptions{Jobs: 2}) {
+//	for cu, err := range f.Units(dwarfread.UnitOptions{Jobs: 2}) {
 //		if err != nil { return err }
 //		for d := range cu.Root().Children() { ... }
 //		cu.Release()
 //	}
 func (f *File) Units(opts UnitOptions) iter.Seq2[*CU, error] {
 	return func(yield func(*CU, error) bool) {
-		excl, err := parseLangs(opts.LangExclude)
+		r, err := f.NewUnitReader(opts)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if f.info == nil {
-			yield(nil, &elffile.Error{File: f.name, Err: ErrNoDWARF})
-			return
-		}
-		secs := []*elffile.SectionHeader{f.info}
-		if !opts.NoTypeUnits {
-			secs = append(secs, f.types...)
-		}
-		p := &producer{f: f, secs: secs, excl: excl, budget: opts.Budget}
-		defer p.close()
+		defer r.Close()
 		if opts.Skipped != nil {
-			defer func() { *opts.Skipped = int(p.skipped.Load()) }()
+			defer func() { *opts.Skipped = r.Skipped() }()
 		}
-		defer f.pool.Drain() // idle arenas of the last units
-		jobs := opts.Jobs
-		f.pool.Max = max(jobs, 1) + 2
-		if jobs <= 1 {
-			for {
-				cu, err := p.next()
-				if err == nil && cu == nil {
-					return
-				}
-				if err == nil {
-					err = cu.decodeRest()
-				}
-				if err == nil {
-					cu.account()
-				}
-				if err != nil {
-					if cu != nil {
-						cu.Release()
-					}
-					yield(nil, elffile.WithFile(f.name, err))
-					return
-				}
-				if p.excludedLate(cu) {
-					continue
-				}
-				if !yield(cu, nil) {
-					return
-				}
-			}
+		type job struct {
+			cu  *CU
+			err error
 		}
-		f.parallel(p, jobs, yield)
-	}
-}
-
-type job struct {
-	cu   *CU
-	err  error
-	done chan struct{}
-}
-
-var errStopped = errors.New("stopped")
-
-// parallel runs the producer on its own goroutine, decodes on jobs
-// workers, and yields in file order through a queue of at most jobs units.
-func (f *File) parallel(p *producer, jobs int, yield func(*CU, error) bool) {
-	queue := make(chan *job, jobs)
-	work := make(chan *job)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(queue)
-		defer close(work)
-		for {
-			cu, err := p.next()
-			if err == nil && cu == nil {
-				return
+		ordered.Run(opts.Jobs, func() (*job, bool) {
+			cu, err := r.Next()
+			return &job{cu, err}, cu != nil || err != nil
+		}, func(_ int, j *job) {
+			if j.err == nil {
+				j.err = j.cu.Decode()
 			}
-			j := &job{cu: cu, err: err, done: make(chan struct{})}
-			if err != nil {
-				close(j.done)
-			}
-			select {
-			case queue <- j:
-			case <-stop:
-				if cu != nil {
-					cu.Release()
+		}, func(j *job) bool {
+			if j.err != nil {
+				if j.cu != nil {
+					j.cu.Release()
 				}
-				return
+				yield(nil, j.err)
+				return false
 			}
-			if err != nil {
-				return
+			if r.Excluded(j.cu) {
+				return true
 			}
-			select {
-			case work <- j:
-			case <-stop:
-				j.err = errStopped
-				close(j.done)
-				return
-			}
-		}
-	}()
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range work {
-				j.err = j.cu.decodeRest()
-				if j.err == nil {
-					j.cu.account()
-				}
-				close(j.done)
-			}
-		}()
-	}
-	defer func() {
-		close(stop)
-		for j := range queue {
-			<-j.done
+			return yield(j.cu, nil)
+		}, func(j *job) {
 			if j.cu != nil {
 				j.cu.Release()
 			}
-		}
-		wg.Wait()
-	}()
-	for j := range queue {
-		<-j.done
-		if j.err != nil {
-			if j.cu != nil {
-				j.cu.Release()
-			}
-			yield(nil, elffile.WithFile(f.name, j.err))
-			return
-		}
-		if p.excludedLate(j.cu) {
-			continue
-		}
-		if !yield(j.cu, nil) {
-			return
-		}
+		})
 	}
 }
 
@@ -274,6 +242,13 @@ func (p *producer) next() (*CU, error) {
 				continue
 			}
 		}
+		if u.ra != nil && u.rl == nil && have < h.total {
+			// An uncompressed, unrelocated unit: its body is read by
+			// Decode, on the decoding goroutine, not here.
+			cu.body = &lazyBody{r: u.ra, sec: u.sec.Name, off: u.off, have: have}
+			u.off += h.total
+			return cu, nil
+		}
 		if err := u.body(a, &h, have); err != nil {
 			cu.Release()
 			return nil, err
@@ -302,9 +277,35 @@ func (cu *CU) account() {
 	}
 }
 
+// lazyBody is the rest of a unit still to be read: bytes [have, total) of
+// the unit at section offset off.
+type lazyBody struct {
+	r    io.ReaderAt
+	sec  string
+	off  uint64
+	have uint64
+}
+
+// readBody reads the unit's bytes that Next left to the decoder.
+func (cu *CU) readBody() error {
+	b := cu.body
+	cu.body = nil
+	a := cu.arena
+	a.Bytes = growBytes(a.Bytes, b.have, cu.hdr.total) // bounded by the section size, checked in head
+	if _, err := b.r.ReadAt(a.Bytes[b.have:cu.hdr.total], int64(b.off+b.have)); err != nil {
+		return &elffile.Error{Section: b.sec, Offset: b.off + b.have, Msg: fmt.Sprintf("read: %v", err), Err: elffile.ErrFormat}
+	}
+	return nil
+}
+
 // decodeRest decodes the DIEs after the unit DIE (or all of them if the
-// peek could not run).
+// peek could not run), reading the unit's body first if Next left it.
 func (cu *CU) decodeRest() error {
+	if cu.body != nil {
+		if err := cu.readBody(); err != nil {
+			return err
+		}
+	}
 	hadRoot := len(cu.arena.Tags) == 1
 	if err := cu.decodeDIEs(cu.next, false); err != nil {
 		return err

@@ -4,11 +4,14 @@
 //
 // # Role
 //
-// Encoder.Encode appends a unit's types to a batch (*btf.Spec) in
-// dwarf_loader's order, then the unit's struct/union/typedef DECL_TAGs,
-// then its VARs with their DECL_TAGs; it returns what must outlive the
-// unit as ids and string offsets only: the functions that have an ELF
-// symbol (FuncState) and the DATASEC entries of the VARs (VarEntry). The
+// Worker.Encode turns a unit into a self-contained Batch: its types in
+// dwarf_loader's order, numbered from 1 with their own strings, then the
+// unit's struct/union/typedef DECL_TAGs, then its VARs with their
+// DECL_TAGs; and what must outlive the unit as ids and string offsets
+// only: the functions that have an ELF symbol (FuncState), the DATASEC
+// entries of the VARs (VarEntry), and where the arrays' index type goes
+// (IndexUse: pahole picks it across units, so the merger sets it). The
+// Encoder is shared and read-only; each goroutine has its own Worker. The
 // rules are pahole's, file by file:
 //
 //   - types.go: type DIEs to BTF kinds (arrays flattened, bitfields,
@@ -24,8 +27,9 @@
 //
 // # Invariants
 //
-//   - Encode reads the unit and writes only the batch and its own reused
-//     output buffers; the unit can be released as soon as Encode returns.
+//   - Encode reads the unit and writes only the batch and the Worker's
+//     cache; the unit can be released as soon as Encode returns, and the
+//     batch refers to nothing outside itself.
 //   - Errors are *elffile.Error at the DIE ("DW_TAG_base_type @ <0x2c>:
 //     ..."), wrapping elffile.ErrUnsupported for what BTF cannot express.
 //   - Hot tables hold no pointers, int or string (symRec: 24 bytes).

@@ -30,13 +30,15 @@ import (
 	"github.com/btfstream/btfstream/stream/dwarfread"
 )
 
-// IndexState is pahole's array index type bookkeeping, carried across
-// units: the first unit with a base type named "int" provides it, else an
-// "int" is appended after the first unit that needs one. The merger maps
-// ID to a table id after each unit.
-type IndexState struct {
-	Has bool
-	ID  btf.TypeID
+// IndexUse is what the merger needs to give a unit's arrays their index
+// type, which pahole picks across units: the first unit (in file order)
+// with a base type named "int" provides it, else an "int" is appended
+// after the first unit that needs one. In the batch, the arrays refer to
+// LocalInt if there is one, else to AddedInt. Ids are the batch's.
+type IndexUse struct {
+	LocalInt btf.TypeID   // the unit's first base type named "int" (0: none)
+	AddedInt btf.TypeID   // the "int" appended for the unit's arrays (0: none)
+	Arrays   []btf.TypeID // ARRAYs, whose index word (Extra()[1]) the merger may re-point
 }
 
 // Config configures an Encoder.
@@ -46,32 +48,65 @@ type Config struct {
 	Verbose func(msg string)
 }
 
-// Encoder converts the units of one file into BTF, one at a time. Between
-// units it keeps only what every unit needs: the symbol tables, the
-// location list reader, and the strings of saved function states.
+// Encoder holds what every unit of a file needs: the symbol tables, the
+// location list reader, the sections. It is read-only once made, so
+// several Workers may use it at once.
 type Encoder struct {
 	feat  Features
 	le    bool
 	addr  uint32 // address size
-	names *nameCache
 	funcs funcCtx
 	vars  *varCtx
-	out   Unit
 }
 
-// Unit is what Encode made of one unit besides its types. Its slices are
-// reused by the next Encode.
-type Unit struct {
+// Batch is one unit encoded, self-contained: it refers to nothing outside
+// itself, so a worker can build it while the merger is busy with earlier
+// units.
+type Batch struct {
+	// Types are the unit's types, numbered from 1, with their own
+	// strings: its types (in dwarf_loader's order), an index "int" if
+	// Index.AddedInt says so, its struct/union/typedef DECL_TAGs, its VARs
+	// with their DECL_TAGs.
+	Types *btf.Spec
 	Name  string      // DW_AT_name of the unit DIE
-	Funcs []FuncState // functions with an ELF symbol, batch ids
-	Vars  []VarEntry  // DATASEC entries of the unit's VARs, batch ids
+	Funcs []FuncState // functions with an ELF symbol; names in Types.Strings()
+	Vars  []VarEntry  // DATASEC entries of the unit's VARs
+	Index IndexUse
+}
+
+// NewBatch returns an empty batch.
+func NewBatch() *Batch {
+	b := &Batch{Types: btf.NewSpec()}
+	b.Types.Strings().NoMemo() // the worker's name cache does its job
+	return b
+}
+
+// reset empties b for another unit, keeping its memory. Funcs are
+// dropped, not reused: the merger may keep their slices.
+func (b *Batch) reset() {
+	b.Types.Reset()
+	b.Types.Strings().Reset()
+	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
+	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
+}
+
+// Bytes estimates the batch's memory.
+func (b *Batch) Bytes() int64 {
+	n := int64(b.Types.Len())*16 + int64(b.Types.Strings().Len()) + int64(len(b.Vars))*16 + int64(len(b.Index.Arrays))*4
+	for i := range b.Funcs {
+		n += 48 + 8*int64(len(b.Funcs[i].Params)) + 8*int64(len(b.Funcs[i].Annots))
+	}
+	for id := b.Types.FirstID(); id < b.Types.NextID(); id++ {
+		n += 4 * int64(len(b.Types.Extra(id)))
+	}
+	return n
 }
 
 // New returns the encoder of f's units. syms is the symbol table
 // (ReadSymbols, then MarkKfuncs with decl_tag_kfuncs).
 func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 	feat := cfg.Features
-	e := &Encoder{feat: feat, le: f.ByteOrder() == binary.LittleEndian, addr: 8, names: newNameCache()}
+	e := &Encoder{feat: feat, le: f.ByteOrder() == binary.LittleEndian, addr: 8}
 	if !f.Class64() {
 		e.addr = 4
 	}
@@ -79,16 +114,23 @@ func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag), strs: btf.NewStrings(nil)}
+	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag)}
 	e.funcs.v5 = locs.HasLoclists() && !locs.HasLoc()
 	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine())
 	e.vars = newVarCtx(f.ELF(), &syms.objects, feat, cfg.Verbose)
 	return e, nil
 }
 
-// FuncStrings holds the names and annotation values of saved function
-// states (FuncParam.Name, FuncAnnot.Value).
-func (e *Encoder) FuncStrings() *btf.Strings { return e.funcs.strs }
+// Worker encodes units on one goroutine: it holds that goroutine's
+// scratch state (the name cache).
+type Worker struct {
+	e     *Encoder
+	names *nameCache
+	conv  *cuConv // reused, with its buffers
+}
+
+// NewWorker returns a worker; use one per goroutine.
+func (e *Encoder) NewWorker() *Worker { return &Worker{e: e, names: newNameCache()} }
 
 // Skip reports whether a unit is not encoded: only compile and partial
 // units are (type units are not).
@@ -97,29 +139,40 @@ func Skip(cu *dwarfread.CU) bool {
 	return tag != dwarf.TagCompileUnit && tag != dwarf.TagPartialUnit
 }
 
-// Encode adds cu's types to batch (whose ids continue those of the types
-// it may reference: the table's) and returns its function states and
-// variables. idx is the array index type so far; Encode updates it.
-func (e *Encoder) Encode(cu *dwarfread.CU, batch *btf.Spec, idx *IndexState) (*Unit, error) {
+// Encode converts cu into a Batch: into, emptied, or a new one if into is
+// nil (a batch the merger is done with can be reused). cu may be released
+// as soon as it returns.
+func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
+	e := w.e
 	t := newEncTree(cu)
-	u := &e.out
-	u.Name, u.Funcs, u.Vars = t.name, u.Funcs[:0], u.Vars[:0]
-	clear(e.funcs.states)
-	e.funcs.states = e.funcs.states[:0]
-	c := newCUConv(t, batch, e.feat, e.le, e.addr)
-	c.names = e.names
+	b := into
+	if b == nil {
+		b = NewBatch()
+	} else {
+		b.reset()
+	}
+	b.Name = t.name
+	w.names.next()
+	if w.conv == nil {
+		w.conv = newCUConv(t, b.Types, e.feat, e.le, e.addr)
+	} else {
+		w.conv.reset(t, b.Types, e.feat, e.le, e.addr)
+	}
+	c := w.conv
+	c.names = w.names
+	c.index.Arrays = b.Index.Arrays
 	c.collect()
-	if err := c.emit(idx); err != nil {
+	if err := c.emit(); err != nil {
 		return nil, err
 	}
+	b.Index = c.index
 	c.emitDeclTags()
-	e.funcs.saveFuncs(c, 0)
-	u.Funcs = e.funcs.states
+	b.Funcs = e.funcs.saveFuncs(c, 0, nil)
 	if e.feat.Has(FeatVar) || e.feat.Has(FeatGlobalVar) {
 		var err error
-		if u.Vars, err = e.vars.encodeVars(c, e.feat.Has(FeatDeclTag), u.Vars); err != nil {
+		if b.Vars, err = e.vars.encodeVars(c, e.feat.Has(FeatDeclTag), b.Vars); err != nil {
 			return nil, err
 		}
 	}
-	return u, nil
+	return b, nil
 }

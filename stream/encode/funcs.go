@@ -22,8 +22,8 @@ type FuncAnnot struct {
 
 // FuncState is what pahole keeps of a function between units (its
 // btf_encoder_func_state): ids and string offsets only, so the unit's
-// DIEs can be freed once it is converted. Type ids are batch ids until
-// the merger remaps them; names are offsets into the Encoder's FuncStrings.
+// DIEs can be freed once it is converted. In a Batch, type ids are the
+// batch's and names offsets into its strings; the merger rewrites both.
 type FuncState struct {
 	Elf        uint32 // index into the symbol table's functions
 	Seq        uint32 // save order, for a stable merge
@@ -34,18 +34,15 @@ type FuncState struct {
 	Uncertain  bool
 }
 
-// funcCtx is the per-file state for functions.
+// funcCtx is the per-file state for functions, read-only once made (the
+// workers share it).
 type funcCtx struct {
 	elfs     *elfFuncs
 	locs     *dwarfread.LocLists
 	nRegs    int
 	regs     [8]int
 	v5       bool
-	states   []FuncState // saved from the unit being converted
 	declTags bool
-	// strs holds the names and annotation values of saved states: batch
-	// string offsets do not survive deduplication.
-	strs *btf.Strings
 }
 
 // paramInfo is pahole's per-parameter location verdict.
@@ -53,12 +50,12 @@ type paramInfo struct {
 	hasLoc, optimized, unexpected bool
 }
 
-// saveFuncs records the functions of a converted unit that have an ELF
-// symbol, as btf_encoder__encode_cu + btf_encoder__save_func do.
-func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
+// saveFuncs appends to states the functions of a converted unit that have
+// an ELF symbol, as btf_encoder__encode_cu + btf_encoder__save_func do.
+func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []FuncState {
 	t := c.t
 	if fc.elfs == nil || fc.elfs.len() == 0 {
-		return
+		return states
 	}
 	// Location verdicts per parameter node, with sharing to abstract
 	// origins (ftype__recode_dwarf_types).
@@ -105,7 +102,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 			}
 		})
 	}
-	strs := fc.strs
+	strs := c.out.Strings()
 	for _, f := range c.funcs {
 		if t.flag(f, dwarf.AttrDeclaration) {
 			continue
@@ -128,7 +125,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 		if e < 0 {
 			continue
 		}
-		st := FuncState{Elf: uint32(e), Seq: uint32(len(fc.states))}
+		st := FuncState{Elf: uint32(e), Seq: uint32(len(states))}
 		if t.has(f, dwarf.AttrType) {
 			st.Ret = c.typeOf(f)
 		} else if o := t.ref(f, dwarf.AttrAbstractOrigin); o >= 0 {
@@ -171,7 +168,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 			if isStructParam(t, typeNode) {
 				structParam = true
 			}
-			st.Params = append(st.Params, FuncParam{strs.Add(pn), typ})
+			st.Params = append(st.Params, FuncParam{strs.Append(pn), typ})
 			t.children(p, func(a int32) { fc.annot(t, a, idx, &st, strs) })
 			idx++
 		})
@@ -183,15 +180,16 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32) {
 		}
 		st.Unexpected = unexpected && !structParam
 		st.Uncertain = uncertainParamLoc(c, typeNodes, fc.nRegs)
-		fc.states = append(fc.states, st)
+		states = append(states, st)
 	}
+	return states
 }
 
 func (fc *funcCtx) annot(t *encTree, a int32, comp int32, st *FuncState, strs *btf.Strings) {
 	if !fc.declTags || t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
-	st.Annots = append(st.Annots, FuncAnnot{strs.Add(t.str(a, dwarf.AttrConstValue)), comp})
+	st.Annots = append(st.Annots, FuncAnnot{strs.Append(t.str(a, dwarf.AttrConstValue)), comp})
 }
 
 // isStructParam is pahole's param__is_struct: a struct, possibly behind

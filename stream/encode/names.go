@@ -6,29 +6,47 @@ import (
 	"github.com/btfstream/btfstream/btf"
 )
 
-// nameCache remembers, per .debug_str offset of a DW_AT_name, the string
-// offset it interned to in the dedup table's string section. Every unit
-// repeats the same member and type names, so most names skip both the
-// .debug_str read and the interning hash: one direct-mapped slot (one
-// cache line) instead of two random lookups. Only offsets that already
-// live in the table's section are kept: those stay valid for every later
-// batch, whose strings are split over the table's (Finish rebuilds the
-// strings only after the last unit).
+// nameCache remembers, per .debug_str offset of a DW_AT_name, the name
+// and the offset it got in the current batch's strings. A unit repeats the
+// same member and type names many times, and units repeat each other's
+// (every unit includes the same headers): a name seen in this unit costs
+// one direct-mapped slot (one cache line); one seen in an earlier unit
+// skips the .debug_str read (the shared string cache and, on its misses,
+// the page cache) and is appended again. Each worker has its own cache;
+// the batch offset is valid only for the batch (generation) that stored
+// it, so moving to the next unit costs nothing.
 type nameCache struct {
 	slots []nameSlot
+	gen   uint32
 }
 
-// nameSlot is one cache entry. Size: 8 bytes, no pointers.
+// nameSlot is one cache entry: 32 bytes on 64-bit hosts, 20 on 32-bit.
 type nameSlot struct {
-	key uint32 // .debug_str offset + 1; 0 = empty
-	off btf.StrOff
+	key uint32     // .debug_str offset + 1; 0 = empty
+	gen uint32     // the batch off belongs to
+	off btf.StrOff // in that batch's strings
+	s   string
 }
 
-const nameCacheBits = 16 // 65536 slots, 512 KiB
+const nameCacheBits = 15 // 32768 slots: 1 MiB on 64-bit hosts
 
-func newNameCache() *nameCache { return &nameCache{slots: make([]nameSlot, 1<<nameCacheBits)} }
+func newNameCache() *nameCache { return &nameCache{slots: make([]nameSlot, 1<<nameCacheBits), gen: 1} }
 
-// name interns DIE i's DW_AT_name into the batch's strings.
+// next starts a new batch: every slot's offset becomes stale.
+func (nc *nameCache) next() {
+	nc.gen++
+	if nc.gen == 0 {
+		for i := range nc.slots {
+			nc.slots[i].gen = 0
+		}
+		nc.gen = 1
+	}
+}
+
+// name adds DIE i's DW_AT_name to the batch's strings. Batch strings are
+// appended, not interned (dedup reads them by offset and interns only
+// those of new types): the cache is what keeps a unit's repeated names
+// to one copy.
 func (c *cuConv) name(i int32) btf.StrOff {
 	strs := c.out.Strings()
 	at, ok := c.t.attr(i, dwarf.AttrName)
@@ -37,16 +55,19 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	off, ok := at.DebugStrOffset()
 	if !ok || c.names == nil || off >= 1<<32-1 {
-		return strs.Add(c.t.str(i, dwarf.AttrName))
+		s, _ := at.String()
+		return strs.Append(s)
 	}
 	key := uint32(off) + 1
-	slot := &c.names.slots[(key*0x9E3779B1)>>(32-nameCacheBits)]
+	nc := c.names
+	slot := &nc.slots[(key*0x9E3779B1)>>(32-nameCacheBits)]
 	if slot.key == key {
+		if slot.gen != nc.gen {
+			slot.gen, slot.off = nc.gen, strs.Append(slot.s)
+		}
 		return slot.off
 	}
-	s := strs.Add(c.t.str(i, dwarf.AttrName))
-	if base := strs.Base(); base != nil && uint32(s) < base.Len() {
-		*slot = nameSlot{key: key, off: s}
-	}
-	return s
+	s, _ := at.String()
+	*slot = nameSlot{key: key, gen: nc.gen, off: strs.Append(s), s: s}
+	return slot.off
 }

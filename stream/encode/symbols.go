@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/btfstream/btfstream/stream/elffile"
 )
@@ -88,7 +89,11 @@ func (t *symTable) sort(dedup bool) {
 
 // span returns the records named name: [lo, hi).
 func (t *symTable) span(name string) (int, int) {
-	cmp := func(r symRec, n string) int { return strings.Compare(string(t.names[r.off:r.off+r.n]), n) }
+	// The names are read in place (no string per comparison): t.names is
+	// not modified after sort.
+	cmp := func(r symRec, n string) int {
+		return strings.Compare(unsafe.String(unsafe.SliceData(t.names[r.off:]), r.n), n)
+	}
 	lo, ok := slices.BinarySearchFunc(t.recs, name, cmp)
 	if !ok {
 		return lo, lo

@@ -42,14 +42,38 @@ type cuConv struct {
 	ptrTags map[int32][]int32
 	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
 	vars    []int32 // top-level DW_TAG_variable nodes
-	needIdx bool
-	names   *nameCache // shared by every unit of the file; nil disables it
+	index   IndexUse
+	indexID btf.TypeID // the unit's own index type (see emit)
+	names   *nameCache // the worker's; nil disables it
+	words   []uint32   // scratch: one type's extra words
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
+	c := &cuConv{ptrTags: map[int32][]int32{}}
+	c.reset(t, out, feat, le, addr)
+	return c
+}
+
+// reset readies c (a worker's, reused) for another unit, keeping its
+// buffers.
+func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) {
 	n := t.n
-	return &cuConv{t: t, out: out, feat: feat, le: le, addr: addr,
-		idOf: make([]btf.TypeID, n), inTab: make([]bool, n), ptrTags: map[int32][]int32{}}
+	c.t, c.out, c.feat, c.le, c.addr = t, out, feat, le, addr
+	c.order, c.funcs, c.vars = c.order[:0], c.funcs[:0], c.vars[:0]
+	c.idOf = resize(c.idOf, n)
+	c.inTab = resize(c.inTab, n)
+	clear(c.ptrTags)
+	c.index, c.indexID = IndexUse{}, 0
+}
+
+// resize returns s with length n, zeroed, reusing its array if it fits.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // collect walks the unit building the type table in dwarf_loader's order:
@@ -156,37 +180,41 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 	return c.idOf[j]
 }
 
-// emit assigns ids and appends the unit's types to out. idx is updated as
-// pahole's has_index_type/array_index_id.
-func (c *cuConv) emit(idx *IndexState) error {
+// emit numbers the unit's types from out's next id and appends them.
+// pahole's array index type (has_index_type/array_index_id) spans units,
+// so the merger decides it; here ARRAYs refer to the unit's own: its first
+// base type named "int" (LocalInt), else an INT "int" appended right after
+// the types (AddedInt) if the unit has arrays. The merger re-points them,
+// and drops AddedInt, when an earlier unit provided the index type. They
+// are listed in c.index.Arrays.
+func (c *cuConv) emit() error {
 	first := c.out.NextID()
+	c.out.Grow(len(c.order)+1, 0)
 	for k, i := range c.order {
 		c.idOf[i] = first + btf.TypeID(k)
 	}
-	if !idx.Has {
-		idx.ID = first + btf.TypeID(len(c.order))
-		for _, i := range c.order {
-			if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
-				idx.Has, idx.ID = true, c.idOf[i]
-				break
-			}
+	c.indexID = first + btf.TypeID(len(c.order)) // where AddedInt would go
+	for _, i := range c.order {
+		if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
+			c.index.LocalInt = c.idOf[i]
+			c.indexID = c.index.LocalInt
+			break
 		}
 	}
 	strs := c.out.Strings()
 	for _, i := range c.order {
-		if err := c.emitOne(i, idx.ID, strs); err != nil {
+		if err := c.emitOne(i, strs); err != nil {
 			return err
 		}
 	}
-	if c.needIdx && !idx.Has {
-		c.out.Add(btf.Type{NameOff: strs.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+	if len(c.index.Arrays) > 0 && c.index.LocalInt == 0 {
+		c.index.AddedInt = c.out.Add(btf.Type{NameOff: strs.Append("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
 			btf.MakeIntInfo(btf.IntSigned, 0, 32))
-		idx.Has = true
 	}
 	return nil
 }
 
-func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
+func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 	t := c.t
 	name := func() btf.StrOff { return c.name(i) }
 	ref := func(k btf.Kind, to btf.TypeID, nameOff btf.StrOff) {
@@ -220,7 +248,7 @@ func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
 				}
 			}
 		}
-		ref(btf.KindTypeTag, to, strs.Add(t.str(i, dwarf.AttrConstValue)))
+		ref(btf.KindTypeTag, to, strs.Append(t.str(i, dwarf.AttrConstValue)))
 	case dwarf.TagTypedef:
 		ref(btf.KindTypedef, c.typeOf(i), name())
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
@@ -231,9 +259,9 @@ func (c *cuConv) emitOne(i int32, indexID btf.TypeID, strs *btf.Strings) error {
 		}
 		return c.emitStruct(i, union, strs)
 	case dwarf.TagArrayType:
-		c.needIdx = true
-		c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
-			uint32(c.typeOf(i)), uint32(indexID), c.arrayElems(i))
+		id := c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
+			uint32(c.typeOf(i)), uint32(c.indexID), c.arrayElems(i))
+		c.index.Arrays = append(c.index.Arrays, id)
 	case dwarf.TagEnumerationType:
 		return c.emitEnum(i, strs)
 	case dwarf.TagSubroutineType:
@@ -277,14 +305,14 @@ func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
 		default:
 			return t.errorf(i, elffile.ErrUnsupported, "FLOAT '%s' of invalid size %d", name, size)
 		}
-		c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindFloat, 0, false), SizeOrType: size})
+		c.out.Add(btf.Type{NameOff: strs.Append(name), Info: btf.MakeInfo(btf.KindFloat, 0, false), SizeOrType: size})
 		return nil
 	}
 	size := uint32((bitSize + 7) / 8)
 	if size == 0 || size&(size-1) != 0 || size > 16 {
 		name, size = "__SANITIZED_FAKE_INT__", 4
 	}
-	c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: size},
+	c.out.Add(btf.Type{NameOff: strs.Append(name), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: size},
 		btf.MakeIntInfo(encoding, 0, size*8))
 	return nil
 }
@@ -318,7 +346,7 @@ func (t *encTree) subrangeCount(s int32) uint64 {
 
 func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
 	t := c.t
-	var words []uint32
+	words := c.words[:0]
 	kflag := false
 	vlen := uint32(0)
 	t.children(i, func(m int32) {
@@ -338,6 +366,7 @@ func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
 	}
 	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
 		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
+	c.words = words
 	return nil
 }
 
@@ -486,7 +515,8 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 		}
 	}
 	enum32 := size <= 4 || !c.feat.Has(FeatEnum64)
-	var words []uint32
+	words := c.words[:0]
+	defer func() { c.words = words }()
 	vlen := uint32(0)
 	kflag := false
 	var err error
@@ -527,7 +557,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 
 func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	t := c.t
-	var words []uint32
+	words := c.words[:0]
 	vlen := uint32(0)
 	unspec := false
 	t.children(i, func(p int32) {
@@ -544,6 +574,7 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 		vlen++
 	}
 	c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, vlen, false), SizeOrType: uint32(c.typeOf(i))}, words...)
+	c.words = words
 }
 
 // emitDeclTags adds the DECL_TAGs of structs, unions and typedefs
@@ -579,6 +610,6 @@ func (c *cuConv) declTag(a int32, to btf.TypeID, comp int32, strs *btf.Strings) 
 	if t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
-	c.out.Add(btf.Type{NameOff: strs.Add(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
+	c.out.Add(btf.Type{NameOff: strs.Append(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
 		SizeOrType: uint32(to)}, uint32(comp))
 }

@@ -192,7 +192,7 @@ func (vc *varCtx) encodeVars(c *cuConv, declTags bool, out []VarEntry) ([]VarEnt
 		if t.flag(d, dwarf.AttrExternal) {
 			linkage = btf.LinkageGlobal
 		}
-		id := c.out.Add(btf.Type{NameOff: strs.Add(name), Info: btf.MakeInfo(btf.KindVar, 0, false), SizeOrType: uint32(typ)}, linkage)
+		id := c.out.Add(btf.Type{NameOff: strs.Append(name), Info: btf.MakeInfo(btf.KindVar, 0, false), SizeOrType: uint32(typ)}, linkage)
 		if declTags {
 			t.children(d, func(a int32) { c.declTag(a, id, -1, strs) })
 		}

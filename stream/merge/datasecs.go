@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/dedup"
 	"github.com/btfstream/btfstream/stream/encode"
 )
 
@@ -19,10 +18,10 @@ func newDatasecs(sectionNames []string) *datasecs {
 	return &datasecs{names: sectionNames, entries: make([][]btf.VarSecinfo, len(sectionNames))}
 }
 
-// add keeps a unit's entries, their VAR ids remapped to table ids.
-func (ds *datasecs) add(vars []encode.VarEntry, r dedup.Remap) {
+// add keeps a unit's entries, their VAR ids mapped to table ids.
+func (ds *datasecs) add(vars []encode.VarEntry, table func(btf.TypeID) btf.TypeID) {
 	for _, v := range vars {
-		ds.entries[v.Sec] = append(ds.entries[v.Sec], btf.VarSecinfo{Type: r.Map(v.Type), Offset: v.Offset, Size: v.Size})
+		ds.entries[v.Sec] = append(ds.entries[v.Sec], btf.VarSecinfo{Type: table(v.Type), Offset: v.Offset, Size: v.Size})
 	}
 }
 

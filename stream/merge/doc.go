@@ -3,17 +3,25 @@
 //
 // # Role
 //
-// Merger.Add hands a unit's batch to dedup.Incremental and maps the few
-// ids that outlive the unit from batch ids to table ids: the array index
-// type, the unit's saved function states (kept in a spill.Store that goes
-// to a zstd temp file when the budget is over) and its DATASEC entries.
+// A worker first prepares its unit's batch (Preparer, dedup.Prepare: the
+// table-independent half of deduplication: edges checked, components,
+// hashes). Merger.Add then hands it to dedup.AddPrepared, which does only
+// what needs the table, and maps the few ids that outlive the unit to
+// table ids: pahole's array index type (which depends on the units
+// before), the unit's saved function states (their names re-interned,
+// kept in a spill.Store that goes to a zstd temp file when the budget is
+// over) and its DATASEC entries. When the unit's arrays cannot keep its
+// own index int (an earlier unit provided a different one), Add places
+// the batch after the table with its arrays re-pointed and gives it to
+// dedup.AddBatch instead.
+//
 // After the last unit, Funcs merges the function states by name as
 // pahole's btf_encoder__add_saved_funcs does (consistent_func drops a
 // name whose prototypes differ, whose parameters arrive in unexpected
 // registers or whose symbols sit at different addresses), adding
 // FUNC_PROTO, FUNC and DECL_TAG types in name order, then the DATASECs;
-// Finish resolves forward declarations over the table and, for a module,
-// splits the result onto the base BTF.
+// Finish resolves forward declarations over the table (for a module,
+// split BTF over the base, which its units met from the first one on).
 //
 // # Invariants
 //

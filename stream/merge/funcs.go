@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
-	"github.com/btfstream/btfstream/dedup"
 	"github.com/btfstream/btfstream/stream/encode"
 )
 
@@ -21,14 +20,22 @@ type funcMerge struct {
 	arenaAttrs bool
 }
 
-// add rewrites the type ids of a unit's states from batch ids to table ids
-// and keeps them.
-func (fm *funcMerge) add(states []encode.FuncState, r dedup.Remap) error {
+// add rewrites a unit's states from its batch's ids and strings (strs) to
+// table ids (through table) and fm's strings, and keeps them.
+func (fm *funcMerge) add(states []encode.FuncState, strs *btf.Strings, table func(btf.TypeID) btf.TypeID) error {
+	str := func(off btf.StrOff) btf.StrOff {
+		b, _ := strs.LookupBytes(off)
+		return fm.strs.AddBytes(b)
+	}
 	for i := range states {
 		s := &states[i]
-		s.Ret = r.Map(s.Ret)
+		s.Ret = table(s.Ret)
 		for j := range s.Params {
-			s.Params[j].Type = r.Map(s.Params[j].Type)
+			s.Params[j].Type = table(s.Params[j].Type)
+			s.Params[j].Name = str(s.Params[j].Name)
+		}
+		for j := range s.Annots {
+			s.Annots[j].Value = str(s.Annots[j].Value)
 		}
 		if fm.store != nil {
 			if err := fm.store.put(s); err != nil {

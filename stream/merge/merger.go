@@ -14,10 +14,8 @@ import (
 // Config configures a Merger.
 type Config struct {
 	Features encode.Features
-	// Syms and FuncStrings are the encoder's symbol table and the strings
-	// its FuncStates' names point into.
-	Syms        *encode.Symbols
-	FuncStrings *btf.Strings
+	// Syms is the encoder's symbol table (FuncState.Elf indexes it).
+	Syms *encode.Symbols
 	// SectionNames are the ELF section names by index (DATASEC names).
 	SectionNames []string
 	// Base is the BTF a module's is split onto (nil for vmlinux).
@@ -39,9 +37,18 @@ type Config struct {
 type Merger struct {
 	cfg   Config
 	d     typeSink
-	idx   encode.IndexState
+	idx   indexState
 	funcs funcMerge
 	ds    *datasecs
+	// placed is the batch as handed to dedup, reused from unit to unit.
+	placed *btf.Spec
+}
+
+// indexState is pahole's array index type across units: has says whether
+// some unit provided it; id is its table id.
+type indexState struct {
+	has bool
+	id  btf.TypeID
 }
 
 // New returns an empty Merger. Close releases its spill files.
@@ -60,7 +67,7 @@ func New(cfg Config) (*Merger, error) {
 		}
 		m.d = d
 	}
-	m.funcs = funcMerge{syms: cfg.Syms, strs: cfg.FuncStrings,
+	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
 	if cfg.Budget != nil {
 		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit, cfg.TmpDir)
@@ -71,29 +78,100 @@ func New(cfg Config) (*Merger, error) {
 // Close releases the function-state store.
 func (m *Merger) Close() { m.funcs.store.close() }
 
-// NewBatch returns an empty batch for the next unit: its ids continue the
-// table's.
-func (m *Merger) NewBatch() *btf.Spec { return m.d.NewBatch() }
-
-// Index is the array index type so far, in table ids.
-func (m *Merger) Index() *encode.IndexState { return &m.idx }
-
 // Table returns the deduplicated types so far.
 func (m *Merger) Table() *btf.Spec { return m.d.Table() }
 
+// FuncStringsLen is the size of the saved function states' strings.
+func (m *Merger) FuncStringsLen() uint32 { return m.funcs.strs.Len() }
+
 // Add deduplicates a unit's batch into the table and keeps its function
-// states and variables with table ids.
-func (m *Merger) Add(batch *btf.Spec, u *encode.Unit) error {
-	r, err := m.d.AddBatch(batch)
-	if err != nil {
-		return &elffile.Error{Msg: fmt.Sprintf("unit %q", u.Name), Err: err}
+// states and variables with table ids. Batches must come in file order.
+// p, if not nil, is b prepared by a worker (Preparer): the merger then
+// does only the table's share of the work.
+func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
+	var table func(btf.TypeID) btf.TypeID
+	if d, ok := m.d.(*dedup.Incremental); ok && p != nil && p.Batch == b && m.indexFits(b) {
+		r, err := d.AddPrepared(p.p)
+		if err != nil {
+			return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
+		}
+		table = r.Map
+		if !m.idx.has {
+			own := b.Index.LocalInt
+			if own == 0 {
+				own = b.Index.AddedInt
+			}
+			if own != 0 {
+				m.idx = indexState{true, r.Map(own)}
+			}
+		}
+	} else {
+		batch, local := m.place(b)
+		r, err := m.d.AddBatch(batch)
+		if err != nil {
+			return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
+		}
+		m.idx.id = r.Map(m.idx.id)
+		table = func(id btf.TypeID) btf.TypeID { return r.Map(local(id)) }
 	}
-	m.idx.ID = r.Map(m.idx.ID)
-	if err := m.funcs.add(u.Funcs, r); err != nil {
+	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {
 		return err
 	}
-	m.ds.add(u.Vars, r)
+	m.ds.add(b.Vars, table)
 	return nil
+}
+
+// Holds reports whether the table kept a reference to b after Add (dedup
+// adopts the first batch's strings), so b must not be reused.
+func (m *Merger) Holds(b *encode.Batch) bool { return m.d.Table().Strings() == b.Types.Strings() }
+
+// place copies a self-contained batch to the ids it takes after the
+// table, giving its arrays their index type (dropping the "int" the
+// encoder appended if an earlier unit provided one), and returns it with
+// the map from its local ids to those ids. The strings stay the batch's:
+// dedup reads them in place and interns only those of new types.
+func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID) {
+	src := b.Types
+	if m.placed == nil {
+		m.placed = m.d.NewBatch()
+	} else {
+		m.placed.ResetSplit(m.d.Table())
+	}
+	out := m.placed
+	out.SetStrings(src.Strings())
+	t0 := out.FirstID()
+	drop := btf.TypeID(0)
+	switch {
+	case m.idx.has:
+		drop = b.Index.AddedInt
+	case b.Index.LocalInt != 0:
+		m.idx = indexState{true, t0 + b.Index.LocalInt - 1}
+	case b.Index.AddedInt != 0:
+		m.idx = indexState{true, t0 + b.Index.AddedInt - 1}
+	}
+	local := func(id btf.TypeID) btf.TypeID {
+		switch {
+		case id == 0:
+			return 0
+		case drop != 0 && id > drop:
+			return t0 + id - 2
+		}
+		return t0 + id - 1
+	}
+	out.Grow(src.Len(), 0)
+	arrays := b.Index.Arrays
+	for id := src.FirstID(); id < src.NextID(); id++ {
+		if id == drop {
+			continue
+		}
+		nid := out.Add(src.Type(id), src.Extra(id)...)
+		out.ForEachRef(nid, func(ref *uint32) { *ref = uint32(local(btf.TypeID(*ref))) })
+		if len(arrays) > 0 && arrays[0] == id {
+			out.Extra(nid)[1] = uint32(m.idx.id)
+			arrays = arrays[1:]
+		}
+	}
+	return out, local
 }
 
 // Funcs merges the saved function states by name into FUNC_PROTO, FUNC
@@ -112,7 +190,7 @@ func (m *Merger) Funcs() (added, dropped int, err error) {
 		return added, dropped, err
 	}
 	m.funcs = funcMerge{store: m.funcs.store}
-	m.cfg.Syms, m.cfg.FuncStrings = nil, nil // the symbol tables can go
+	m.cfg.Syms = nil // the symbol tables can go
 	return added, dropped, nil
 }
 

@@ -1,0 +1,84 @@
+// Command encodeprof encodes a file like `btfstream -J` and writes a CPU
+// profile, to see where the time goes.
+//
+//	go run ./bench/encodeprof [-j N] [-cpuprofile cpu.out] [-base VMLINUX] FILE
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"time"
+
+	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+func main() {
+	jobs := flag.Int("j", 1, "jobs")
+	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	base := flag.String("base", "", "base BTF for a module")
+	memLimit := flag.Int64("mem-limit", 0, "memory limit in bytes (0: default, -1: none)")
+	memProf := flag.String("memprofile", "", "write an allocation profile here")
+	traceOut := flag.String("trace", "", "write an execution trace here")
+	flag.Parse()
+	if *memProf != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+	opts := stream.DefaultEncodeOptions()
+	opts.Jobs = *jobs
+	opts.MemLimit = *memLimit
+	if *base != "" {
+		b, err := elffile.LoadBTF(*base, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		opts.Base = b
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		trace.Start(f)
+		defer trace.Stop()
+	}
+	start := time.Now()
+	var firstUnit, lastUnit time.Duration
+	opts.Progress = func(p stream.Progress) {
+		if firstUnit == 0 {
+			firstUnit = time.Since(start)
+		}
+		lastUnit = time.Since(start)
+	}
+	spec, st, err := stream.EncodeFile(flag.Arg(0), opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs (first unit merged at %.2fs, last at %.2fs)\n",
+		spec.Len(), st.CUs, time.Since(start).Seconds(), firstUnit.Seconds(), lastUnit.Seconds())
+	if *memProf != "" {
+		f, err := os.Create(*memProf)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+}

@@ -1,0 +1,80 @@
+package merge
+
+import (
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/dedup"
+	"github.com/btfstream/btfstream/stream/encode"
+)
+
+// Prepared is a unit's batch with the share of its deduplication that
+// does not need the table already done (dedup.Prepare: edges checked,
+// components, hashes), by a worker. The merger then does only the rest.
+type Prepared struct {
+	Batch *encode.Batch
+	p     *dedup.Prepared
+}
+
+// Preparer does the workers' share of merging; use one per goroutine.
+type Preparer struct {
+	p *dedup.Preparer
+}
+
+// NewPreparer returns a Preparer.
+func NewPreparer() *Preparer { return &Preparer{p: dedup.NewPreparer()} }
+
+// Prepare does the table-independent half of deduplicating b. into, if
+// not nil, is reused (its Batch is replaced by b).
+func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) {
+	pr := into
+	if pr == nil {
+		pr = &Prepared{}
+	}
+	pr.Batch = b
+	p, err := pp.p.Prepare(b.Types, pr.p)
+	if err != nil {
+		return nil, err
+	}
+	pr.p = p
+	return pr, nil
+}
+
+// indexFits reports whether b's arrays may keep the unit's own index int:
+// it is the index type (no earlier unit provided one), or it is equal to
+// the one an earlier unit provided (an INT with the same name, size and
+// encoding deduplicates into it, and the arrays with it), or b has no
+// arrays.
+func (m *Merger) indexFits(b *encode.Batch) bool {
+	if len(b.Index.Arrays) == 0 || !m.idx.has {
+		return true
+	}
+	own := b.Index.LocalInt
+	if own == 0 {
+		own = b.Index.AddedInt
+	}
+	return sameLeaf(m.d.Table(), m.idx.id, b.Types, own)
+}
+
+// sameLeaf reports whether type x of a and type y of b have no edges and
+// equal labels (kind, info, size, words, name by content): what makes two
+// leaves one class.
+func sameLeaf(a *btf.Spec, x btf.TypeID, b *btf.Spec, y btf.TypeID) bool {
+	ta, tb := a.Type(x), b.Type(y)
+	if ta.Info != tb.Info || ta.SizeOrType != tb.SizeOrType || ta.Kind().HasType() {
+		return false
+	}
+	switch ta.Kind() {
+	case btf.KindInt, btf.KindFloat:
+	default:
+		return false
+	}
+	wa, wb := a.Extra(x), b.Extra(y)
+	if len(wa) != len(wb) {
+		return false
+	}
+	for i := range wa {
+		if wa[i] != wb[i] {
+			return false
+		}
+	}
+	return a.Name(x) == b.Name(y)
+}

@@ -1,0 +1,183 @@
+package stream
+
+import (
+	"context"
+	"runtime/pprof"
+
+	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/encode"
+	"github.com/btfstream/btfstream/stream/internal/ordered"
+	"github.com/btfstream/btfstream/stream/merge"
+)
+
+// unitJob is one unit on its way through the pipeline.
+type unitJob struct {
+	off, n uint64        // the unit's offset and length, for progress
+	cu     *dwarfread.CU // until a worker has encoded it
+	err    error
+	batch  *encode.Batch
+	prep   *merge.Prepared // the batch, prepared for the merger (nil without dedup)
+	bytes  int64           // the batch's accounted bytes
+	skip   bool            // not encoded: excluded late by language (counted by the reader) ...
+	notCU  bool            // ... or not a compile or partial unit
+}
+
+// encodeUnits runs the pipeline:
+//
+//	producer (1)      reads units in file order: bytes, unit DIE, language filter
+//	workers (Jobs)    decode a unit, encode it into a self-contained batch, free it
+//	consumer (caller) merges the batches strictly in file order
+//
+// The producer reserves each unit's estimated arena against the budget
+// before reading it (blocking while the units in flight would pass the
+// limit); a worker turns the reservation into the batch's size when it
+// frees the unit; the consumer returns it once the batch is merged. At
+// most about 2*Jobs units are in flight (ordered.Run). With Jobs <= 1 it
+// all runs on the caller's goroutine.
+func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan, stats *EncodeStats, progress *progressReport) error {
+	jobs := max(opts.Jobs, 1)
+	ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: jobs, LangExclude: opts.LangExclude, NoTypeUnits: true, Budget: mem.budget})
+	if err != nil {
+		return err
+	}
+	defer ur.Close()
+	// A worker's encoder state is made on its first unit, once setup is
+	// done (the units are read and decoded meanwhile).
+	workers := make([]*encode.Worker, jobs)
+	preparers := make([]*merge.Preparer, jobs)
+	// Batches the merger is done with go back to the workers, so a run
+	// does not allocate a batch's tables per unit.
+	free := make(chan *merge.Prepared, jobs+1)
+	// Each worker beyond the first keeps state of its own (name cache,
+	// conversion and preparation buffers, a batch) besides its unit: the
+	// collector gets that much less room under a limit (the first
+	// worker's is in the plan's working set, as the single encoder's
+	// always was).
+	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(f))()
+	var runErr error
+	ordered.Run(jobs, func() (*unitJob, bool) {
+		stage(stageRead)
+		cu, err := ur.Next()
+		j := &unitJob{cu: cu, err: err}
+		if cu != nil {
+			j.off, j.n = cu.Offset(), cu.Length()
+		}
+		return j, cu != nil || err != nil
+	}, func(w int, j *unitJob) {
+		stage(stageWork)
+		if j.err != nil {
+			return
+		}
+		if j.err = j.cu.Decode(); j.err != nil {
+			return
+		}
+		<-su.ready
+		if su.err != nil {
+			j.err = su.err
+			return
+		}
+		if workers[w] == nil {
+			workers[w] = su.enc.NewWorker()
+			if !opts.noDedup {
+				preparers[w] = merge.NewPreparer()
+			}
+		}
+		cu := j.cu
+		j.cu = nil
+		if ur.Excluded(cu) { // released and counted by the reader
+			j.skip = true
+			return
+		}
+		if encode.Skip(cu) {
+			cu.Release()
+			j.skip, j.notCU = true, true
+			return
+		}
+		into := &merge.Prepared{}
+		select {
+		case into = <-free:
+		default:
+		}
+		j.batch, j.err = workers[w].Encode(cu, into.Batch)
+		cu.Release()
+		if j.err == nil && preparers[w] != nil {
+			j.prep, j.err = preparers[w].Prepare(j.batch, into)
+		}
+		if j.err == nil {
+			j.bytes = j.batch.Bytes()
+			mem.budget.Resize(j.bytes)
+		}
+	}, func(j *unitJob) bool {
+		stage(stageMerge)
+		if j.err != nil {
+			runErr = j.err
+			if j.cu != nil {
+				j.cu.Release()
+			}
+			return false
+		}
+		if j.skip {
+			if j.notCU {
+				stats.SkippedCUs++
+				progress.unit(j.off, j.n)
+			}
+			return true
+		}
+		stats.CUs++
+		stats.Vars += len(j.batch.Vars)
+		m := su.m
+		err := m.Add(j.batch, j.prep)
+		mem.budget.Return(j.bytes)
+		if j.prep != nil && !m.Holds(j.batch) {
+			select {
+			case free <- j.prep:
+			default:
+			}
+		}
+		j.batch, j.prep = nil, nil
+		if err != nil {
+			runErr = err
+			return false
+		}
+		mem.afterUnit(m.Table(), m.FuncStringsLen())
+		progress.unit(j.off, j.n)
+		return true
+	}, func(j *unitJob) {
+		if j.cu != nil {
+			j.cu.Release()
+		}
+		if j.batch != nil {
+			mem.budget.Return(j.bytes)
+		}
+	})
+	// Units the language filter skipped are counted by the reader; the
+	// others skipped (not compile units) above.
+	stats.SkippedCUs += ur.Skipped()
+	return runErr
+}
+
+// workerBytes estimates what a worker keeps between units: its name cache
+// (1 MiB) and buffers sized by the largest unit it meets (conversion
+// tables, dedup's preparation state, a reused batch: about twice the
+// unit's .debug_info bytes, measured on the 6.12 vmlinux).
+func workerBytes(f *dwarfread.File) int64 {
+	largest, _ := f.LargestUnit()
+	return 1<<20 + 2*int64(largest)
+}
+
+// Pipeline stages, as pprof labels ("stage"), so a CPU profile tells the
+// serial path (setup, read, merge, finish) from the workers' share (work);
+// what has no label is the Go runtime's own (the collector's background
+// workers):
+//
+//	go tool pprof -tags cpu.out
+var (
+	stageSetup  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "setup"))
+	stageRead   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "read"))
+	stageWork   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "work"))
+	stageMerge  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "merge"))
+	stageFinish = pprof.WithLabels(context.Background(), pprof.Labels("stage", "finish"))
+)
+
+// stage labels the calling goroutine's CPU samples.
+func stage(ctx context.Context) { pprof.SetGoroutineLabels(ctx) }
