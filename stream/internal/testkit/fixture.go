@@ -134,3 +134,16 @@ func (fx Fixture) Build(t testing.TB) string {
 	fixtureOut[fx.Name] = out
 	return out
 }
+
+// Main runs a package's tests and then removes the fixtures Build
+// compiled, so test binaries leave no directory behind. Packages that
+// build fixtures call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	fixtureMu.Lock()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	fixtureMu.Unlock()
+	os.Exit(code)
+}

@@ -1,0 +1,9 @@
+package dwarfread
+
+import (
+	"testing"
+
+	"github.com/btfstream/btfstream/stream/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
