@@ -2,7 +2,9 @@ package spill
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,58 @@ type Budget struct {
 	spilled int64
 	flight  int64 // of used: transient reservations (Acquire)
 	spillAt int64 // Over's threshold (0: limit)
+
+	// heapTarget: Over is also true while the Go heap's live bytes (as
+	// of the last collection) exceed it (0: not watched).
+	heapTarget int64
+	live       [1]metrics.Sample
+
+	// Spill files: where and how stores create them.
+	dir    string
+	create TempFunc
+
+	spillers []namedSpiller // in the order they are asked (Relieve)
+}
+
+// TempFunc creates a spill file in dir that has no name: it must vanish
+// when closed or when the process ends, however it ends (on Linux an
+// O_TMPFILE file; elsewhere one created and unlinked at once). pattern is
+// os.CreateTemp's.
+type TempFunc func(dir, pattern string) (*os.File, error)
+
+// SetTempFiles makes the budget's stores create their spill files with
+// create in dir ("": os.TempDir). Without it they use os.CreateTemp and
+// unlink the file at once, which leaves it behind if the process is
+// killed in between: callers that can make unnamed files pass a TempFunc
+// that does.
+func (b *Budget) SetTempFiles(dir string, create TempFunc) {
+	b.mu.Lock()
+	b.dir, b.create = dir, create
+	b.mu.Unlock()
+}
+
+// tempFile creates a spill file as SetTempFiles said; it returns the
+// directory for messages.
+func (b *Budget) tempFile() (*os.File, string, error) {
+	b.mu.Lock()
+	dir, create := b.dir, b.create
+	b.mu.Unlock()
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if create != nil {
+		f, err := create(dir, "btfstream-spill-*")
+		return f, dir, err
+	}
+	f, err := os.CreateTemp(dir, "btfstream-spill-*")
+	if err != nil {
+		return nil, dir, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, dir, err
+	}
+	return f, dir, nil
 }
 
 // SetSpillAt makes Over report true from n accounted bytes on instead of
@@ -118,15 +172,101 @@ func (b *Budget) Peak() int64 {
 	return b.peak
 }
 
+// SetHeapTarget makes Over report true also while the Go heap's live
+// bytes, as the runtime measured them at its last collection, exceed n
+// (0: the heap is not watched). Accounting covers the big tables, not
+// everything a run allocates; the live heap is the runtime's own count of
+// all of it, so a store spills when the process as a whole is too big,
+// whatever was accounted.
+func (b *Budget) SetHeapTarget(n int64) {
+	b.mu.Lock()
+	b.heapTarget = n
+	b.live[0].Name = "/gc/heap/live:bytes"
+	b.mu.Unlock()
+}
+
 // Over reports whether accounted use exceeds the limit (or the SetSpillAt
-// threshold).
+// threshold), or the live heap its target (SetHeapTarget).
 func (b *Budget) Over() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.limit > 0 && b.spillAt > 0 {
-		return b.used > b.spillAt
+	if b.limit <= 0 {
+		return false
 	}
-	return b.limit > 0 && b.used > b.limit
+	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
+		return true
+	}
+	return b.heapTarget > 0 && b.liveHeapLocked() > b.heapTarget
+}
+
+// LiveHeap returns the Go heap's live bytes at the last collection.
+func (b *Budget) LiveHeap() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.live[0].Name = "/gc/heap/live:bytes"
+	return b.liveHeapLocked()
+}
+
+func (b *Budget) liveHeapLocked() int64 {
+	metrics.Read(b.live[:])
+	if b.live[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(b.live[0].Value.Uint64())
+}
+
+// A Spiller holds data it can move out of memory on request: SpillCold
+// writes out what it considers cold and returns the bytes it released
+// from the budget.
+type Spiller interface {
+	SpillCold() (released int64, err error)
+}
+
+type namedSpiller struct {
+	name string
+	s    Spiller
+}
+
+// AddSpiller registers s; Relieve asks the spillers in the order they
+// were added, so add the coldest first.
+func (b *Budget) AddSpiller(name string, s Spiller) {
+	b.mu.Lock()
+	b.spillers = append(b.spillers, namedSpiller{name, s})
+	b.mu.Unlock()
+}
+
+// RemoveSpiller unregisters s (a table that is gone).
+func (b *Budget) RemoveSpiller(s Spiller) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range b.spillers {
+		if b.spillers[i].s == s {
+			b.spillers = append(b.spillers[:i], b.spillers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Relieve asks the registered spillers, coldest first, to spill while the
+// budget is Over, and returns the bytes they released. It must be called
+// from the goroutine that owns the spillers' data (in the encoder: the
+// merging goroutine, between units), never concurrently with their use.
+func (b *Budget) Relieve() (int64, error) {
+	b.mu.Lock()
+	sp := append([]namedSpiller(nil), b.spillers...)
+	b.mu.Unlock()
+	var total int64
+	for _, s := range sp {
+		if !b.Over() {
+			break
+		}
+		n, err := s.s.SpillCold()
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return total, nil
 }
 
 // Share returns the bytes a structure may take if it gets frac of the

@@ -19,9 +19,12 @@
 //
 // # Invariants
 //
-//   - Spill files are created in the chosen directory and unlinked at once,
-//     so they disappear when the process ends, whether it succeeds, fails,
-//     or is killed by SIGINT, SIGTERM or SIGKILL. No cleanup path can miss.
+//   - Spill files have no name: the budget's TempFunc (SetTempFiles; the
+//     encoder passes stream/outfile.Temp, an O_TMPFILE file on Linux)
+//     makes them, so they disappear when the process ends, whether it
+//     succeeds, fails, or is killed by SIGINT, SIGTERM or SIGKILL. Without
+//     a TempFunc a file is created and unlinked at once (a SIGKILL between
+//     the two would leave it).
 //   - A write error (a full disk) is returned to the caller wrapped with the
 //     spill file's directory; nothing else in the output depends on it.
 //   - What is spilled and when never changes what a reader gets back: the

@@ -68,7 +68,8 @@ func TestStoreSpillsAndReadsBack(t *testing.T) {
 		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
 			dir := t.TempDir()
 			b := NewBudget(limit)
-			s := NewStore("test", dir, b)
+			b.SetTempFiles(dir, nil)
+			s := NewStore("test", b)
 			var want [][]byte
 			for i := 0; i < 5000; i++ {
 				rec := bytes.Repeat([]byte{byte(i)}, i%700)
@@ -113,7 +114,9 @@ func TestStoreSpillsAndReadsBack(t *testing.T) {
 
 func TestStoreSpillErrorNamesDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "missing")
-	s := NewStore("functions", dir, NewBudget(1))
+	b := NewBudget(1)
+	b.SetTempFiles(dir, nil)
+	s := NewStore("functions", b)
 	defer s.Close()
 	var err error
 	for i := 0; i < 3 && err == nil; i++ {
@@ -121,5 +124,142 @@ func TestStoreSpillErrorNamesDir(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "functions") {
 		t.Fatalf("error %v does not name the store and %s", err, dir)
+	}
+}
+
+// TestStoreTempFunc: the spill file comes from the budget's TempFunc
+// (the encoder's makes unnamed files), once per store, and nothing is
+// left in the directory.
+func TestStoreTempFunc(t *testing.T) {
+	dir := t.TempDir()
+	calls := 0
+	b := NewBudget(1)
+	b.SetTempFiles(dir, func(d, pattern string) (*os.File, error) {
+		calls++
+		if d != dir {
+			t.Errorf("TempFunc dir %q, want %q", d, dir)
+		}
+		f, err := os.CreateTemp(d, pattern)
+		if err == nil {
+			err = os.Remove(f.Name())
+		}
+		return f, err
+	})
+	s := NewStore("test", b)
+	defer s.Close()
+	for i := 0; i < 3; i++ {
+		if _, err := s.Append(make([]byte, ChunkSize)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 || b.Spilled() == 0 {
+		t.Errorf("TempFunc called %d times, %d bytes spilled; want 1 call and a spill", calls, b.Spilled())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("spill dir holds %d entries", len(ents))
+	}
+}
+
+// TestStoreSpillCold: SpillCold writes out the closed chunks, keeps the
+// open one, returns what it released, and the records read back.
+func TestStoreSpillCold(t *testing.T) {
+	b := NewBudget(1 << 40) // never over: only SpillCold spills
+	b.SetTempFiles(t.TempDir(), nil)
+	s := NewStore("test", b)
+	defer s.Close()
+	var want [][]byte
+	for i := 0; i < 3000; i++ {
+		rec := []byte(fmt.Sprintf("record %d %s", i, strings.Repeat("x", i%300)))
+		if _, err := s.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, rec)
+	}
+	if b.Spilled() != 0 {
+		t.Fatalf("spilled %d bytes under the limit", b.Spilled())
+	}
+	before := b.Used()
+	freed, err := s.SpillCold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freed == 0 || b.Used() != before-freed || b.Spilled() == 0 {
+		t.Errorf("SpillCold released %d (used %d -> %d), spilled %d", freed, before, b.Used(), b.Spilled())
+	}
+	if open := s.chunks[len(s.chunks)-1].data; open == nil {
+		t.Error("the open chunk was spilled")
+	}
+	if again, _ := s.SpillCold(); again != 0 {
+		t.Errorf("second SpillCold released %d bytes", again)
+	}
+	for i, w := range want {
+		if got, err := s.Get(RecordID(i)); err != nil || !bytes.Equal(got, w) {
+			t.Fatalf("Get(%d) = %q, %v", i, got, err)
+		}
+	}
+}
+
+// TestBudgetHeapTarget: with a heap target below the live heap the budget
+// is over although nothing is accounted; without a limit never.
+func TestBudgetHeapTarget(t *testing.T) {
+	b := NewBudget(1 << 40)
+	if b.Over() {
+		t.Fatal("over with nothing accounted")
+	}
+	b.SetHeapTarget(1)
+	if b.LiveHeap() <= 1 || !b.Over() {
+		t.Errorf("live heap %d, Over %v with a 1-byte heap target", b.LiveHeap(), b.Over())
+	}
+	b.SetHeapTarget(1 << 50)
+	if b.Over() {
+		t.Error("over below a huge heap target")
+	}
+	u := NewBudget(0)
+	u.SetHeapTarget(1)
+	if u.Over() {
+		t.Error("unlimited budget is over")
+	}
+}
+
+type testSpiller struct {
+	b     *Budget
+	n     int64
+	calls *[]string
+	name  string
+}
+
+func (s *testSpiller) SpillCold() (int64, error) {
+	*s.calls = append(*s.calls, s.name)
+	n := s.n
+	s.n = 0
+	s.b.Release(n)
+	return n, nil
+}
+
+// TestBudgetRelieve: spillers are asked in the order added, only while
+// the budget is over.
+func TestBudgetRelieve(t *testing.T) {
+	b := NewBudget(100)
+	var calls []string
+	cold := &testSpiller{b, 30, &calls, "cold"}
+	warm := &testSpiller{b, 50, &calls, "warm"}
+	hot := &testSpiller{b, 20, &calls, "hot"}
+	b.AddSpiller("cold", cold)
+	b.AddSpiller("warm", warm)
+	b.AddSpiller("hot", hot)
+	b.Add(140)
+	got, err := b.Relieve()
+	if err != nil || got != 80 || b.Used() != 60 {
+		t.Errorf("Relieve released %d (%v), used %d; want 80 and 60", got, err, b.Used())
+	}
+	if strings.Join(calls, ",") != "cold,warm" {
+		t.Errorf("spillers asked: %v, want cold,warm", calls)
+	}
+	b.RemoveSpiller(hot)
+	b.Add(100)
+	calls = nil
+	b.Relieve()
+	if strings.Join(calls, ",") != "cold,warm" {
+		t.Errorf("after RemoveSpiller(hot): asked %v", calls)
 	}
 }

@@ -123,7 +123,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 		secNames[i] = ef.Sections[i].Name
 	}
 	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
-		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, TmpDir: mem.tmpDir,
+		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit,
 		NoDedup: opts.noDedup})
 	if err != nil {
 		su.err = err

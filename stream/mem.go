@@ -30,6 +30,7 @@ import (
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
@@ -88,6 +89,11 @@ const (
 	// (measured: 16-18 MiB accounted at a 40 MiB live heap), the rest
 	// being per-unit conversion state and garbage between collections.
 	spillFraction = 0.30
+	// heapFraction is where stores start spilling as a fraction of the
+	// Go soft limit, measured on the live heap (what the last collection
+	// found reachable): above it the collector would run nearly
+	// continuously.
+	heapFraction = 0.75
 	// minWorking is what a run needs besides the largest arena and the
 	// tables: the runtime overhead, one unit's conversion state and the
 	// garbage between collections.
@@ -110,7 +116,6 @@ const (
 type memPlan struct {
 	budget     *spill.Budget
 	limit      int64 // 0: unlimited
-	tmpDir     string
 	cacheBytes int64
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
@@ -125,10 +130,14 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	case limit < 0:
 		limit = 0
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: cacheBytesFor(limit)}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, cacheBytes: cacheBytesFor(limit)}
+	// Spill files have no name (O_TMPFILE where it works): nothing is
+	// left behind, even by SIGKILL.
+	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)
 	if limit > 0 {
 		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
+		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
 	} else {
 		m.prevLimit = debug.SetMemoryLimit(-1)
 	}
@@ -237,8 +246,9 @@ func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) error {
 }
 
 // afterUnit re-accounts the dedup table and the function states after a
-// batch, and spills the states when the budget is over.
-func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) {
+// batch, then has the budget's spillers, coldest first, spill while it
+// is over. It runs on the merging goroutine, between units.
+func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) error {
 	d := int64(0)
 	if table != nil {
 		d = dedupFactor * (12*int64(table.Len()) + int64(table.Strings().Len()))
@@ -248,4 +258,6 @@ func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) {
 	s := funcStrs
 	m.budget.Add(int64(s) - m.funcsAcct)
 	m.funcsAcct = int64(s)
+	_, err := m.budget.Relieve()
+	return err
 }

@@ -139,7 +139,10 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 			runErr = err
 			return false
 		}
-		mem.afterUnit(m.Table(), m.FuncStringsLen())
+		if err := mem.afterUnit(m.Table(), m.FuncStringsLen()); err != nil {
+			runErr = err
+			return false
+		}
 		progress.unit(j.off, j.n)
 		return true
 	}, func(j *unitJob) {

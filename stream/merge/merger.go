@@ -20,11 +20,11 @@ type Config struct {
 	SectionNames []string
 	// Base is the BTF a module's is split onto (nil for vmlinux).
 	Base *btf.Spec
-	// Budget accounts the saved function states, which spill to TmpDir
-	// when it is over; Limit (0: none) sizes their read-back windows.
+	// Budget accounts the saved function states, which spill where the
+	// budget's spill files go when it is over; Limit (0: none) sizes
+	// their read-back windows.
 	Budget *spill.Budget
 	Limit  int64
-	TmpDir string
 	// NoDedup appends batches as they are (tests comparing type sets).
 	NoDedup bool
 }
@@ -70,7 +70,10 @@ func New(cfg Config) (*Merger, error) {
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
 	if cfg.Budget != nil {
-		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit, cfg.TmpDir)
+		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit)
+		// Nothing reads the states before the last unit: the coldest
+		// data there is.
+		cfg.Budget.AddSpiller("function states", m.funcs.store.st)
 	}
 	return m, nil
 }
@@ -185,6 +188,9 @@ func (m *Merger) Funcs() (added, dropped int, err error) {
 	if err != nil {
 		return added, dropped, err
 	}
+	// The states are merged: their store (and spill file) go before
+	// Finish, the last peak.
+	m.funcs.store.close()
 	m.ds.emit(batch)
 	if _, err := m.d.AddBatch(batch); err != nil {
 		return added, dropped, err
