@@ -15,14 +15,12 @@ import (
 type symRec struct {
 	off, n uint32 // name bytes: names[off : off+n]
 	addr   uint64
-	aux    uint32 // elfFuncs: kfunc flags; objSyms: section index
-	flags  uint32 // elfFuncs: funcAmbiguous | funcKfunc
+	aux    uint32 // objSyms: section index
+	flags  uint32 // elfFuncs while built: funcAmbiguous
 }
 
-const (
-	funcAmbiguous = 1 << 0 // symbols of this name sit at different addresses
-	funcKfunc     = 1 << 1 // listed in a BTF_SET8_KFUNCS set
-)
+// funcAmbiguous flags a name whose symbols sit at different addresses.
+const funcAmbiguous = 1 << 0
 
 // symTable is a table of symbol names sorted by name (ties in symbol
 // order), kept as one byte buffer and fixed-size records: no string or
@@ -108,11 +106,20 @@ func (t *symTable) span(name string) (int, int) {
 // bytesSize is the table's memory.
 func (t *symTable) bytesSize() int64 { return int64(cap(t.names)) + 24*int64(cap(t.recs)) }
 
-// elfFuncs is pahole's elf_functions table: one record per function name
+// elfFuncs is pahole's elf_functions table: one entry per function name
 // (the symbol name up to its first '.', every FUNC symbol of that name,
-// ".isra.0", ".constprop.0", ..., folded in), sorted by name; addr is the
-// first symbol's address.
-type elfFuncs struct{ symTable }
+// ".isra.0", ".constprop.0", ..., folded in), sorted by name. While the
+// symbols are read the names sit in a symTable (build); finish turns
+// them into front-coded names (funcNames) and two bitsets, about an
+// eighth of a symTable's 24 bytes per record and the names: the table
+// lives until the function states are merged, through the whole run.
+type elfFuncs struct {
+	build  symTable
+	names  funcNames
+	amb    []uint64          // bitset by index: funcAmbiguous
+	kfunc  []uint64          // bitset by index: funcKfunc
+	kflags map[uint32]uint32 // by index: a kfunc's flags word
+}
 
 // hasNonFuncSuffix reports suffixes that are parts of functions, not
 // functions: ".cold" and ".part" anywhere after the first '.'.
@@ -133,20 +140,42 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[:i]
 	}
-	fs.add(name, addr, 0)
+	fs.build.add(name, addr, 0)
 }
 
-func (fs *elfFuncs) finish() { fs.sort(true) }
+// finish sorts the names (flagging ambiguous ones) and codes them.
+func (fs *elfFuncs) finish() {
+	t := &fs.build
+	t.sort(true)
+	fs.names = buildFuncNames(len(t.recs), t.nameBytes)
+	fs.amb = make([]uint64, (len(t.recs)+63)/64)
+	fs.kfunc = make([]uint64, len(fs.amb))
+	for i := range t.recs {
+		if t.recs[i].flags&funcAmbiguous != 0 {
+			fs.amb[i/64] |= 1 << (i % 64)
+		}
+	}
+	*t = symTable{}
+}
 
-func (fs *elfFuncs) len() int { return len(fs.recs) }
+func (fs *elfFuncs) len() int { return fs.names.n }
 
 // find returns the index of name, or -1.
-func (fs *elfFuncs) find(name string) int {
-	lo, hi := fs.span(name)
-	if lo == hi {
-		return -1
+func (fs *elfFuncs) find(name string) int { return fs.names.find(name) }
+
+// markKfunc flags function i as a kfunc with flags word flags.
+func (fs *elfFuncs) markKfunc(i int, flags uint32) {
+	fs.kfunc[i/64] |= 1 << (i % 64)
+	if fs.kflags == nil {
+		fs.kflags = make(map[uint32]uint32)
 	}
-	return lo
+	fs.kflags[uint32(i)] = flags
+}
+
+func bit(set []uint64, i uint32) bool { return set[i/64]&(1<<(i%64)) != 0 }
+
+func (fs *elfFuncs) bytesSize() int64 {
+	return fs.names.bytesSize() + 8*int64(cap(fs.amb)+cap(fs.kfunc)) + 8*int64(len(fs.kflags))
 }
 
 // objSyms lists the STT_OBJECT symbols by name with their section index
@@ -195,17 +224,17 @@ type Symbols struct {
 
 // FuncSym is what the function merge needs of one function name.
 type FuncSym struct {
-	Name       []byte // shared with the table: do not modify
+	Name       []byte // the caller's buffer (Func)
 	Ambiguous  bool   // symbols of this name sit at different addresses
 	Kfunc      bool   // listed in a BTF_SET8_KFUNCS set
 	KfuncFlags uint32 // its flags word (KF_*)
 }
 
-// Func returns function i (FuncState.Elf).
-func (es *Symbols) Func(i uint32) FuncSym {
-	r := &es.funcs.recs[i]
-	return FuncSym{Name: es.funcs.nameBytes(int(i)), Ambiguous: r.flags&funcAmbiguous != 0,
-		Kfunc: r.flags&funcKfunc != 0, KfuncFlags: r.aux}
+// Func returns function i (FuncState.Elf), its name appended to buf[:0].
+func (es *Symbols) Func(i uint32, buf []byte) FuncSym {
+	fs := &es.funcs
+	return FuncSym{Name: fs.names.appendName(buf[:0], int(i)), Ambiguous: bit(fs.amb, i),
+		Kfunc: bit(fs.kfunc, i), KfuncFlags: fs.kflags[i]}
 }
 
 // BytesSize is the memory the tables hold.
