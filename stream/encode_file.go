@@ -72,6 +72,9 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 		return nil, err
 	}
 	progress.done()
+	// No unit is read any more: the reader's caches go before the
+	// function states are merged.
+	f.DropCaches()
 	stage(stageFinish)
 	m := su.m
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
