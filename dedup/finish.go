@@ -275,6 +275,9 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		}
 		return pos[c-first]
 	}
+	if d.base == nil {
+		return d.rebuildChunked(old, target, mapID)
+	}
 	st := d.batch(first, old.Strings())
 	for i, tg := range target {
 		if tg != 0 {
@@ -308,6 +311,54 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			d.fwdTo[k] = uint32(r.Map(btf.TypeID(mapID(v))))
 		}
 	}
+	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}
+	for i := range target {
+		out.IDs[i] = r.Map(btf.TypeID(mapID(first + uint32(i))))
+	}
+	return out, nil
+}
+
+// rebuildChunked is rebuild for a table without base: the old table, its
+// resolved declarations dropped and every edge mapped by mapID, is
+// deduplicated in the chunks of a plan (see plan), so the working state
+// is that of the largest chunk, not of the whole table (a vmlinux's 108k
+// types: the longest stretch without a cut is about 38k). The result does
+// not depend on the cut, so it is the one batch's. With a base, adjustBase
+// would run per chunk, so split tables keep one batch (modules are small).
+func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(uint32) uint32) (Remap, error) {
+	first := uint32(old.FirstID())
+	src := func() Source {
+		i := 0
+		var w []uint32
+		return func() (btf.Type, []uint32, bool) {
+			for i < len(target) && target[i] != 0 {
+				i++
+			}
+			if i >= len(target) {
+				return btf.Type{}, nil, false
+			}
+			id := btf.TypeID(first + uint32(i))
+			i++
+			t := old.Type(id)
+			w = append(w[:0], old.Extra(id)...)
+			mapWords(&t, w, mapID, nil)
+			return t, w, true
+		}
+	}
+	d.rebuilds++
+	size := d.rebuildChunk
+	if size <= 0 {
+		size = chunkTypes
+	}
+	p, err := makePlan(first, old.Strings(), src(), size, true)
+	if err != nil {
+		return Remap{}, err
+	}
+	ids, err := d.feed(p, old.Strings(), src())
+	if err != nil {
+		return Remap{}, err
+	}
+	r := Remap{First: btf.TypeID(first), IDs: ids}
 	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}
 	for i := range target {
 		out.IDs[i] = r.Map(btf.TypeID(mapID(first + uint32(i))))

@@ -71,6 +71,11 @@ type Incremental struct {
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool
+
+	// rebuildChunk is the chunk size of Finish's rebuilds (0: chunkTypes;
+	// tests vary it); rebuilds counts them.
+	rebuildChunk int
+	rebuilds     int
 }
 
 // voidTag is what a reference to void (id 0) contributes to a hash.

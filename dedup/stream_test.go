@@ -31,12 +31,35 @@ func oneBatch(t *testing.T, s *btf.Spec) (*btf.Spec, Remap) {
 	return out, r1
 }
 
+// rebuildsSeen counts the Finish rebuilds of checkChunked's inputs, so
+// the tests know the chunked rebuild was exercised.
+var rebuildsSeen int
+
 // checkChunked checks that every chunk size, and DedupStream, give the
-// bytes and remap of one batch.
+// bytes and remap of one batch, and that Finish's rebuild in chunks of
+// every size gives the bytes of a rebuild in one.
 func checkChunked(t *testing.T, in *btf.Spec, sizes ...int) {
 	t.Helper()
 	want, wantMap := oneBatch(t, in)
 	raw := want.Marshal()
+	for _, size := range sizes {
+		d, err := NewIncremental(in.Base())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.rebuildChunk = size
+		if _, err := d.AddBatch(in); err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := d.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rebuildsSeen += d.rebuilds
+		if !bytes.Equal(out.Marshal(), raw) {
+			t.Fatalf("Finish rebuilding in chunks of %d differs from one batch:\n\t%v\nvs\n\t%v", size, dump(out), dump(want))
+		}
+	}
 	for _, size := range sizes {
 		out, remap, err := dedupSpec(in, size)
 		if err != nil {
@@ -89,11 +112,15 @@ func checkChunked(t *testing.T, in *btf.Spec, sizes ...int) {
 }
 
 func TestChunksCases(t *testing.T) {
+	before := rebuildsSeen
 	for _, c := range dedupCases {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, in := buildCase(c)
 			checkChunked(t, in, 1, 2, 3, 1<<30)
 		})
+	}
+	if rebuildsSeen == before {
+		t.Error("no case resolved a declaration in Finish: the chunked rebuild was not tested")
 	}
 }
 
@@ -103,9 +130,14 @@ func TestChunksProperties(t *testing.T) {
 		trials = 30
 	}
 	rng := rand.New(rand.NewSource(3))
+	before := rebuildsSeen
 	for trial := 0; trial < trials; trial++ {
 		cus, perms := genInput(rng, trial%2 == 1)
 		checkChunked(t, concat(cus, perms), 1, 2, 5, 17)
+	}
+	t.Logf("%d rebuilds in chunks", rebuildsSeen-before)
+	if rebuildsSeen == before {
+		t.Error("no input resolved a declaration in Finish: the chunked rebuild was not tested")
 	}
 }
 
