@@ -26,6 +26,7 @@ type Budget struct {
 	// heapTarget: Over is also true while the Go heap's live bytes (as
 	// of the last collection) exceed it (0: not watched).
 	heapTarget int64
+	heapHold   int64 // Acquire waits while live heap + n would pass it (0: not)
 	live       [1]metrics.Sample
 
 	// Spill files: where and how stores create them.
@@ -111,12 +112,14 @@ func (b *Budget) Reserve(n int64) {
 
 // Acquire accounts n bytes of a transient structure (a unit's arena in
 // flight), first waiting while other transient reservations are held and
-// n would push use past the limit. Unlike Reserve it does not wait on
-// long-lived use (tables) that no one is going to release soon: the
-// waiter only ever waits for another Acquire's Return.
+// n would push use past the limit, or the live heap past its ceiling
+// (SetHeapCeiling). Unlike Reserve it does not wait on long-lived use
+// (tables) that no one is going to release soon: the waiter only ever
+// waits for another Acquire's Return, so with -j N the units in flight
+// shrink to one when memory is short, and never to none.
 func (b *Budget) Acquire(n int64) {
 	b.mu.Lock()
-	for b.limit > 0 && b.flight > 0 && b.used+n > b.limit {
+	for b.limit > 0 && b.flight > 0 && (b.used+n > b.limit || b.heapHold > 0 && b.liveHeapLocked()+n > b.heapHold) {
 		b.cond.Wait()
 	}
 	b.flight += n
@@ -197,6 +200,18 @@ func (b *Budget) Over() bool {
 		return true
 	}
 	return b.heapTarget > 0 && b.liveHeapLocked() > b.heapTarget
+}
+
+// SetHeapCeiling makes Acquire wait, while other transient reservations
+// are held, as long as the live heap (as of the last collection) and the
+// bytes asked for would pass n (0: no ceiling). Accounting covers the
+// tables, not every buffer; the ceiling keeps -j N from holding N large
+// units at once when the heap is already near the runtime's soft limit.
+func (b *Budget) SetHeapCeiling(n int64) {
+	b.mu.Lock()
+	b.heapHold = n
+	b.live[0].Name = "/gc/heap/live:bytes"
+	b.mu.Unlock()
 }
 
 // LiveHeap returns the Go heap's live bytes at the last collection.

@@ -263,3 +263,28 @@ func TestBudgetRelieve(t *testing.T) {
 		t.Errorf("after RemoveSpiller(hot): asked %v", calls)
 	}
 }
+
+// TestBudgetAcquireHeapCeiling: under a heap ceiling below the live heap
+// a second transient reservation waits for the first one's Return, while
+// a lone one never waits.
+func TestBudgetAcquireHeapCeiling(t *testing.T) {
+	b := NewBudget(1 << 40)
+	b.SetHeapCeiling(1)
+	b.Acquire(10) // alone: proceeds
+	done := make(chan struct{})
+	go func() {
+		b.Acquire(10)
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("second Acquire did not wait for the heap ceiling")
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.Return(10)
+	<-done
+	b.Return(10)
+	if b.Used() != 0 {
+		t.Errorf("used %d after the returns", b.Used())
+	}
+}

@@ -94,6 +94,10 @@ const (
 	// found reachable): above it the collector would run nearly
 	// continuously.
 	heapFraction = 0.75
+	// holdFraction is the live heap, as a fraction of the soft limit, at
+	// which a unit waits for the units in flight to be merged before its
+	// arena is read (-j N shrinks towards one unit in flight).
+	holdFraction = 0.85
 	// minWorking is what a run needs besides the largest arena and the
 	// tables: the runtime overhead, one unit's conversion state and the
 	// garbage between collections.
@@ -138,6 +142,7 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
 		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
+		m.budget.SetHeapCeiling(int64(float64(SoftLimit(limit)) * holdFraction))
 	} else {
 		m.prevLimit = debug.SetMemoryLimit(-1)
 	}
