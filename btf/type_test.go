@@ -61,6 +61,16 @@ func TestStringsIntern(t *testing.T) {
 	if raw.Add("y") != 3 {
 		t.Error("Add(y) did not find the existing string")
 	}
+	// Without its index a table still finds every string, first
+	// occurrence first, and appends new ones after them.
+	raw.Add("z")
+	raw.DropIndex()
+	if raw.slots != nil {
+		t.Error("DropIndex kept the lookup set")
+	}
+	if raw.Add("x") != 1 || raw.Add("y") != 3 || raw.Add("z") != 7 || raw.Add("w") != 9 || raw.Name(9) != "w" {
+		t.Errorf("after DropIndex: x=%d y=%d z=%d w=%d", raw.Add("x"), raw.Add("y"), raw.Add("z"), raw.Add("w"))
+	}
 }
 
 func TestBuildMarshalParse(t *testing.T) {

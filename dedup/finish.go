@@ -373,6 +373,9 @@ func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(
 func (d *Incremental) output() *btf.Spec {
 	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon, d.st = nil, nil, nil, nil, nil, hindex{}, nil, nil
 	out := d.table
+	// The old strings are only read from now on: their lookup set goes
+	// before the new table builds its own.
+	out.Strings().DropIndex()
 	tv := viewOf(out.Strings())
 	var ost *btf.Strings
 	if d.base == nil {
@@ -387,6 +390,9 @@ func (d *Incremental) output() *btf.Spec {
 		out.SetType(id, t)
 	}
 	out.SetStrings(ost)
+	// Callers read the output (validate, marshal); an Add on it would
+	// index the strings again.
+	ost.DropIndex()
 	d.table = nil
 	return out
 }

@@ -150,6 +150,14 @@ func (s *funcStore) get(k funcKey, st *encode.FuncState) error {
 // and holding about window record bytes at most (records counted at the
 // average size; or one name), the states decoded in the same order.
 func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
+	// The merge that reads them grows the table: under pressure, the
+	// chunks still in memory go first (each is read back once per
+	// window that needs it).
+	if s.budget.Over() {
+		if err := s.st.SpillAll(); err != nil {
+			return err
+		}
+	}
 	keys := s.keys
 	slices.SortStableFunc(keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
 	avg := int64(0)
