@@ -64,12 +64,19 @@ func TestBudgetReserveWaits(t *testing.T) {
 }
 
 func TestStoreSpillsAndReadsBack(t *testing.T) {
-	for _, limit := range []int64{0, 1} { // 0: never spills; 1: spills every closed chunk
-		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64 // 0: never spills; 1: spills every closed chunk
+		seq   bool
+	}{{0, false}, {1, false}, {1, true}} {
+		limit := tc.limit
+		t.Run(fmt.Sprint("limit=", limit, ",seq=", tc.seq), func(t *testing.T) {
 			dir := t.TempDir()
 			b := NewBudget(limit)
 			b.SetTempFiles(dir, nil)
 			s := NewStore("test", b)
+			if tc.seq {
+				s.Sequential()
+			}
 			var want [][]byte
 			for i := 0; i < 5000; i++ {
 				rec := bytes.Repeat([]byte{byte(i)}, i%700)
@@ -85,6 +92,16 @@ func TestStoreSpillsAndReadsBack(t *testing.T) {
 				if err != nil || !bytes.Equal(got, want[i]) {
 					t.Fatalf("Get(%d) = %d bytes, %v", i, len(got), err)
 				}
+			}
+			held, _ := s.Get(0)
+			for i := range want {
+				got, err := s.Get(RecordID(i))
+				if err != nil || !bytes.Equal(got, want[i]) {
+					t.Fatalf("in order: Get(%d) = %d bytes, %v", i, len(got), err)
+				}
+			}
+			if !bytes.Equal(held, want[0]) {
+				t.Fatal("a record read before changed while others were read")
 			}
 			if limit == 0 && b.Spilled() != 0 {
 				t.Errorf("unlimited store spilled %d bytes", b.Spilled())

@@ -56,6 +56,12 @@ type Store struct {
 	locsAcc int64 // bytes of locs accounted
 	cache   *ristretto.Cache[uint32, []byte]
 	closed  bool
+
+	// seq: reads go in record order, so only the chunk read last is
+	// kept (lastN, last) instead of a cache.
+	seq   bool
+	lastN uint32
+	last  []byte
 }
 
 // ErrClosed is returned by a Store used after Close.
@@ -66,6 +72,17 @@ var ErrClosed = errors.New("spill store closed")
 // its errors.
 func NewStore(name string, budget *Budget) *Store {
 	return &Store{name: name, budget: budget}
+}
+
+// Sequential tells the store that its records are read back in order
+// (the function states window by window, a table being rebuilt): a
+// spilled chunk is then read once per pass and only the last one read is
+// kept, instead of the bounded cache. Call it before the first Get.
+func (s *Store) Sequential() *Store {
+	s.mu.Lock()
+	s.seq = true
+	s.mu.Unlock()
+	return s
 }
 
 // Len returns the number of records.
@@ -214,6 +231,16 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if c.data != nil {
 		return c.data, nil
 	}
+	if s.seq {
+		if s.last == nil || s.lastN != i {
+			d, err := s.readChunkLocked(i)
+			if err != nil {
+				return nil, err
+			}
+			s.last, s.lastN = d, i
+		}
+		return s.last, nil
+	}
 	if s.cache == nil {
 		maxCost := s.budget.Share(1.0/16, 16<<20)
 		cache, err := ristretto.NewCache(&ristretto.Config[uint32, []byte]{
@@ -227,6 +254,17 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if d, ok := s.cache.Get(i); ok {
 		return d, nil
 	}
+	d, err := s.readChunkLocked(i)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.Set(i, d, int64(len(d)))
+	return d, nil
+}
+
+// readChunkLocked reads and decompresses spilled chunk i.
+func (s *Store) readChunkLocked(i uint32) ([]byte, error) {
+	c := &s.chunks[i]
 	z := make([]byte, c.zlen)
 	if _, err := s.f.ReadAt(z, c.fileOff); err != nil {
 		return nil, fmt.Errorf("%s: read spill file at %#x: %w", s.name, c.fileOff, err)
@@ -235,7 +273,6 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if err != nil || uint32(len(d)) != c.ulen {
 		return nil, fmt.Errorf("%s: spill chunk %d at %#x corrupt: %v", s.name, i, c.fileOff, err)
 	}
-	s.cache.Set(i, d, int64(len(d)))
 	return d, nil
 }
 
@@ -253,7 +290,7 @@ func (s *Store) Close() error {
 			s.chunks[i].data = nil
 		}
 	}
-	s.chunks, s.locs = nil, nil
+	s.chunks, s.locs, s.last = nil, nil, nil
 	s.budget.Add(-s.locsAcc)
 	s.locsAcc = 0
 	if s.cache != nil {

@@ -43,7 +43,7 @@ func newFuncStore(budget *spill.Budget, limit int64) *funcStore {
 	if limit > 0 {
 		w = max(limit/64, 256<<10)
 	}
-	return &funcStore{st: spill.NewStore("function states", budget), budget: budget, window: w}
+	return &funcStore{st: spill.NewStore("function states", budget).Sequential(), budget: budget, window: w}
 }
 
 // close releases the store's memory and spill file; the keys go too.
