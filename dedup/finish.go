@@ -327,35 +327,75 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 // would run per chunk, so split tables keep one batch (modules are small).
 func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(uint32) uint32) (Remap, error) {
 	first := uint32(old.FirstID())
+	strs := old.Strings() // the new table adopts them
+	// raw returns a reader of the old table's types in id order: the
+	// table itself, or, with a store (SetStore), its copy there, so that
+	// the old table is not held while the new one grows.
+	raw := func() (Source, *typeReader) {
+		id := old.FirstID()
+		return func() (btf.Type, []uint32, bool) {
+			if id >= old.NextID() {
+				return btf.Type{}, nil, false
+			}
+			id++
+			return old.Type(id - 1), old.Extra(id - 1), true
+		}, nil
+	}
+	if d.newStore != nil {
+		ts, err := d.storeTypes(old)
+		if err != nil {
+			return Remap{}, err
+		}
+		defer ts.st.Close()
+		old = nil
+		raw = func() (Source, *typeReader) {
+			tr := ts.reader()
+			return tr.next, tr
+		}
+	}
+	var readers []*typeReader
 	src := func() Source {
+		next, tr := raw()
+		if tr != nil {
+			readers = append(readers, tr)
+		}
 		i := 0
 		var w []uint32
 		return func() (btf.Type, []uint32, bool) {
-			for i < len(target) && target[i] != 0 {
+			for {
+				t, tw, ok := next()
+				if !ok {
+					return btf.Type{}, nil, false
+				}
 				i++
+				if target[i-1] != 0 {
+					continue
+				}
+				w = append(w[:0], tw...)
+				mapWords(&t, w, mapID, nil)
+				return t, w, true
 			}
-			if i >= len(target) {
-				return btf.Type{}, nil, false
-			}
-			id := btf.TypeID(first + uint32(i))
-			i++
-			t := old.Type(id)
-			w = append(w[:0], old.Extra(id)...)
-			mapWords(&t, w, mapID, nil)
-			return t, w, true
 		}
+	}
+	readErr := func(err error) error {
+		for _, tr := range readers {
+			if tr.err != nil {
+				return tr.err
+			}
+		}
+		return err
 	}
 	d.rebuilds++
 	size := d.rebuildChunk
 	if size <= 0 {
 		size = chunkTypes
 	}
-	p, err := makePlan(first, old.Strings(), src(), size, true)
-	if err != nil {
+	p, err := makePlan(first, strs, src(), size, true)
+	if err := readErr(err); err != nil {
 		return Remap{}, err
 	}
-	ids, err := d.feed(p, old.Strings(), src())
-	if err != nil {
+	ids, err := d.feed(p, strs, src())
+	if err := readErr(err); err != nil {
 		return Remap{}, err
 	}
 	r := Remap{First: btf.TypeID(first), IDs: ids}

@@ -76,6 +76,8 @@ type Incremental struct {
 	// tests vary it); rebuilds counts them.
 	rebuildChunk int
 	rebuilds     int
+
+	newStore func() RecordStore // SetStore; nil: none
 }
 
 // voidTag is what a reference to void (id 0) contributes to a hash.

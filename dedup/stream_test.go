@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"errors"
 	"math/rand"
 	"slices"
 	"testing"
@@ -43,21 +44,35 @@ func checkChunked(t *testing.T, in *btf.Spec, sizes ...int) {
 	want, wantMap := oneBatch(t, in)
 	raw := want.Marshal()
 	for _, size := range sizes {
-		d, err := NewIncremental(in.Base())
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.rebuildChunk = size
-		if _, err := d.AddBatch(in); err != nil {
-			t.Fatal(err)
-		}
-		out, _, err := d.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rebuildsSeen += d.rebuilds
-		if !bytes.Equal(out.Marshal(), raw) {
-			t.Fatalf("Finish rebuilding in chunks of %d differs from one batch:\n\t%v\nvs\n\t%v", size, dump(out), dump(want))
+		for _, stored := range []bool{false, true} {
+			d, err := NewIncremental(in.Base())
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.rebuildChunk = size
+			var stores []*memStore
+			if stored {
+				d.SetStore(func() RecordStore { s := &memStore{}; stores = append(stores, s); return s })
+			}
+			if _, err := d.AddBatch(in); err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := d.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rebuildsSeen += d.rebuilds
+			if !bytes.Equal(out.Marshal(), raw) {
+				t.Fatalf("Finish rebuilding in chunks of %d (stored %v) differs from one batch:\n\t%v\nvs\n\t%v", size, stored, dump(out), dump(want))
+			}
+			if stored && in.Base() == nil && len(stores) != d.rebuilds {
+				t.Fatalf("%d rebuilds, %d stores", d.rebuilds, len(stores))
+			}
+			for _, s := range stores {
+				if !s.closed {
+					t.Fatal("a rebuild's store was left open")
+				}
+			}
 		}
 	}
 	for _, size := range sizes {
@@ -160,5 +175,54 @@ func TestChunksForwardReference(t *testing.T) {
 	s.Add(btf.Type{Info: ptr, SizeOrType: 9})
 	if _, _, err := dedupSpec(s, 1); err == nil {
 		t.Error("dangling reference accepted")
+	}
+}
+
+// memStore is a RecordStore in memory.
+type memStore struct {
+	recs   [][]byte
+	closed bool
+	fail   int // Get of record fail-1 fails (0: none)
+}
+
+func (m *memStore) Append(rec []byte) (uint32, error) {
+	m.recs = append(m.recs, bytes.Clone(rec))
+	return uint32(len(m.recs) - 1), nil
+}
+
+func (m *memStore) Get(i uint32) ([]byte, error) {
+	if m.fail != 0 && int(i) == m.fail-1 {
+		return nil, errStoreRead
+	}
+	return m.recs[i], nil
+}
+
+func (m *memStore) Close() error { m.closed = true; return nil }
+
+var errStoreRead = errors.New("store read failed")
+
+// TestRebuildStoreError: a store that fails to read back makes Finish
+// fail with its error, not with a wrong table.
+func TestRebuildStoreError(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for trial := 0; ; trial++ {
+		if trial > 500 {
+			t.Fatal("no generated input resolved a declaration in Finish")
+		}
+		cus, perms := genInput(rng, false)
+		in := concat(cus, perms)
+		d, _ := NewIncremental(nil)
+		d.SetStore(func() RecordStore { return &memStore{fail: 1} })
+		if _, err := d.AddBatch(in); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := d.Finish()
+		if d.rebuilds == 0 {
+			continue
+		}
+		if !errors.Is(err, errStoreRead) {
+			t.Fatalf("Finish with a failing store: %v", err)
+		}
+		return
 	}
 }

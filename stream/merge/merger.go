@@ -65,6 +65,10 @@ func New(cfg Config) (*Merger, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg.Budget != nil && cfg.Limit > 0 {
+			// Finish writes the old table here while it rebuilds it.
+			d.SetStore(func() dedup.RecordStore { return tableStore{spill.NewStore("dedup table", cfg.Budget).Sequential()} })
+		}
 		m.d = d
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
@@ -212,3 +216,13 @@ func (m *Merger) Finish(order binary.ByteOrder) (*btf.Spec, error) {
 	}
 	return out, nil
 }
+
+// tableStore is a spill.Store as the dedup table's RecordStore.
+type tableStore struct{ *spill.Store }
+
+func (s tableStore) Append(rec []byte) (uint32, error) {
+	id, err := s.Store.Append(rec)
+	return uint32(id), err
+}
+
+func (s tableStore) Get(i uint32) ([]byte, error) { return s.Store.Get(spill.RecordID(i)) }
