@@ -53,6 +53,12 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 		return nil, Remap{}, fmt.Errorf("dedup: Finish called twice")
 	}
 	d.st = nil // sized for the batches; rebuild sizes its own
+	// Without a base, the table's strings are only read from here on (a
+	// rebuild adopts them; output builds a new table): their lookup set
+	// goes. (With one, resolveFwds looks base names up in them.)
+	if d.base == nil {
+		d.table.Strings().DropIndex()
+	}
 	first := d.table.FirstID()
 	total := Remap{First: first, IDs: make([]btf.TypeID, d.table.Len())}
 	for i := range total.IDs {

@@ -220,8 +220,14 @@ func (m *Merger) Finish(order binary.ByteOrder) (*btf.Spec, error) {
 // tableStore is a spill.Store as the dedup table's RecordStore.
 type tableStore struct{ *spill.Store }
 
+// Append appends rec and spills what is closed: the store exists to take
+// the old table out of memory while the new one is built, and is read
+// back twice, in order.
 func (s tableStore) Append(rec []byte) (uint32, error) {
 	id, err := s.Store.Append(rec)
+	if err == nil {
+		_, err = s.Store.SpillCold()
+	}
 	return uint32(id), err
 }
 
