@@ -91,6 +91,7 @@ func (b *Budget) SetSpillAt(n int64) {
 func NewBudget(limit int64) *Budget {
 	b := &Budget{limit: limit}
 	b.cond.L = &b.mu
+	b.live[0].Name = "/gc/heap/live:bytes"
 	return b
 }
 
@@ -184,7 +185,6 @@ func (b *Budget) Peak() int64 {
 func (b *Budget) SetHeapTarget(n int64) {
 	b.mu.Lock()
 	b.heapTarget = n
-	b.live[0].Name = "/gc/heap/live:bytes"
 	b.mu.Unlock()
 }
 
@@ -210,15 +210,30 @@ func (b *Budget) Over() bool {
 func (b *Budget) SetHeapCeiling(n int64) {
 	b.mu.Lock()
 	b.heapHold = n
-	b.live[0].Name = "/gc/heap/live:bytes"
 	b.mu.Unlock()
+}
+
+// overAt is Over with heap target h instead of the budget's (0: the
+// budget's).
+func (b *Budget) overAt(h int64) bool {
+	if h == 0 {
+		return b.Over()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit <= 0 {
+		return false
+	}
+	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
+		return true
+	}
+	return b.liveHeapLocked() > h
 }
 
 // LiveHeap returns the Go heap's live bytes at the last collection.
 func (b *Budget) LiveHeap() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.live[0].Name = "/gc/heap/live:bytes"
 	return b.liveHeapLocked()
 }
 
@@ -238,15 +253,19 @@ type Spiller interface {
 }
 
 type namedSpiller struct {
-	name string
-	s    Spiller
+	name   string
+	s      Spiller
+	heapAt int64
 }
 
 // AddSpiller registers s; Relieve asks the spillers in the order they
-// were added, so add the coldest first.
-func (b *Budget) AddSpiller(name string, s Spiller) {
+// were added, so add the coldest first. heapAt, if not 0, replaces the
+// heap target (SetHeapTarget) for s: data that is cold from the start
+// (nothing reads it until the end) can go earlier than data that is
+// still read.
+func (b *Budget) AddSpiller(name string, s Spiller, heapAt int64) {
 	b.mu.Lock()
-	b.spillers = append(b.spillers, namedSpiller{name, s})
+	b.spillers = append(b.spillers, namedSpiller{name, s, heapAt})
 	b.mu.Unlock()
 }
 
@@ -263,7 +282,8 @@ func (b *Budget) RemoveSpiller(s Spiller) {
 }
 
 // Relieve asks the registered spillers, coldest first, to spill while the
-// budget is Over, and returns the bytes they released. It must be called
+// budget is over (Over, or for a spiller with its own heapAt, the live
+// heap above it), and returns the bytes they released. It must be called
 // from the goroutine that owns the spillers' data (in the encoder: the
 // merging goroutine, between units), never concurrently with their use.
 func (b *Budget) Relieve() (int64, error) {
@@ -272,8 +292,8 @@ func (b *Budget) Relieve() (int64, error) {
 	b.mu.Unlock()
 	var total int64
 	for _, s := range sp {
-		if !b.Over() {
-			break
+		if !b.overAt(s.heapAt) {
+			continue
 		}
 		n, err := s.s.SpillCold()
 		total += n

@@ -261,9 +261,9 @@ func TestBudgetRelieve(t *testing.T) {
 	cold := &testSpiller{b, 30, &calls, "cold"}
 	warm := &testSpiller{b, 50, &calls, "warm"}
 	hot := &testSpiller{b, 20, &calls, "hot"}
-	b.AddSpiller("cold", cold)
-	b.AddSpiller("warm", warm)
-	b.AddSpiller("hot", hot)
+	b.AddSpiller("cold", cold, 0)
+	b.AddSpiller("warm", warm, 0)
+	b.AddSpiller("hot", hot, 0)
 	b.Add(140)
 	got, err := b.Relieve()
 	if err != nil || got != 80 || b.Used() != 60 {
@@ -278,6 +278,18 @@ func TestBudgetRelieve(t *testing.T) {
 	b.Relieve()
 	if strings.Join(calls, ",") != "cold,warm" {
 		t.Errorf("after RemoveSpiller(hot): asked %v", calls)
+	}
+	// A spiller with its own heap target is asked when the live heap
+	// passes it, though the budget is not over.
+	b.RemoveSpiller(cold)
+	b.RemoveSpiller(warm)
+	b.Add(-b.Used())
+	early := &testSpiller{b, 0, &calls, "early"}
+	b.AddSpiller("early", early, 1)
+	calls = nil
+	b.Relieve()
+	if strings.Join(calls, ",") != "early" {
+		t.Errorf("with a 1-byte heap target: asked %v", calls)
 	}
 }
 

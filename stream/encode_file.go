@@ -126,7 +126,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 		secNames[i] = ef.Sections[i].Name
 	}
 	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
-		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit,
+		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, ColdAt: mem.coldAt(),
 		NoDedup: opts.noDedup})
 	if err != nil {
 		su.err = err

@@ -96,6 +96,10 @@ const (
 	// found reachable): above it the collector would run nearly
 	// continuously.
 	heapFraction = 0.75
+	// coldFraction is where data that nothing reads before the end (the
+	// function states) spills, as a fraction of the soft limit: writing
+	// it out costs little, and its room is better used by the tables.
+	coldFraction = 0.5
 	// holdFraction is the live heap, as a fraction of the soft limit, at
 	// which a unit waits for the units in flight to be merged before its
 	// arena is read (-j N shrinks towards one unit in flight).
@@ -163,6 +167,15 @@ func (m *memPlan) reserveRuntime(n int64) func() {
 	cur := debug.SetMemoryLimit(-1)
 	debug.SetMemoryLimit(max(cur-n, m.limit/4))
 	return func() { debug.SetMemoryLimit(cur) }
+}
+
+// coldAt is the live heap at which cold data spills (coldFraction of the
+// soft limit; 0 without a limit).
+func (m *memPlan) coldAt() int64 {
+	if m.limit <= 0 {
+		return 0
+	}
+	return int64(float64(SoftLimit(m.limit)) * coldFraction)
 }
 
 // ErrMemLimit is returned when the limit is too small to make progress.

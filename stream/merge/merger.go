@@ -25,6 +25,10 @@ type Config struct {
 	// their read-back windows.
 	Budget *spill.Budget
 	Limit  int64
+	// ColdAt is the live heap at which the function states, which
+	// nothing reads before the last unit, spill (0: when the budget is
+	// over, as everything else).
+	ColdAt int64
 	// NoDedup appends batches as they are (tests comparing type sets).
 	NoDedup bool
 }
@@ -77,7 +81,7 @@ func New(cfg Config) (*Merger, error) {
 		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit)
 		// Nothing reads the states before the last unit: the coldest
 		// data there is.
-		cfg.Budget.AddSpiller("function states", m.funcs.store.st)
+		cfg.Budget.AddSpiller("function states", m.funcs.store.st, cfg.ColdAt)
 	}
 	return m, nil
 }
