@@ -100,6 +100,10 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 	d.index.reset(0)
 	if base == nil {
 		d.table = btf.NewSpec()
+		// The table interns with AddBytes; Add's memo (768 KiB, made by
+		// the first Add on it or on a batch split over it: the function
+		// merge's) would only sit there.
+		d.table.Strings().NoMemo()
 		return d, nil
 	}
 	if base.Base() != nil {
