@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 )
@@ -60,6 +61,16 @@ func TestStringsIntern(t *testing.T) {
 	}
 	if raw.Add("y") != 3 {
 		t.Error("Add(y) did not find the existing string")
+	}
+	// GrowIndex sizes the lookup set once for what follows.
+	g := NewStrings(nil)
+	g.GrowIndex(1000)
+	slots := len(g.slots)
+	for i := 0; i < 1000; i++ {
+		g.Add(fmt.Sprint("s", i))
+	}
+	if len(g.slots) != slots || g.Add("s7") != g.Add("s7") || g.Name(g.Add("s999")) != "s999" {
+		t.Errorf("GrowIndex(1000): %d slots, then %d after 1000 strings", slots, len(g.slots))
 	}
 	// Without its index a table still finds every string, first
 	// occurrence first, and appends new ones after them.

@@ -209,6 +209,24 @@ func (d *Incremental) grow(n int) {
 	}
 }
 
+// Reserve makes room, at once, for n more table types with words more
+// extra words, in the table and in its per-type state, and for strings
+// more strings in its lookup set: a run of batches known to add about
+// that many (the encoder's function merge, which takes a vmlinux's table
+// from 40k to 109k types and doubles its strings) then does not grow
+// them a quarter at a time, each step holding the old arrays and the new.
+func (d *Incremental) Reserve(n, words, strings int) {
+	if d.room < n || d.wroom < words {
+		n, words = max(n, d.room), max(words, d.wroom)
+		d.table.Grow(n, words)
+		d.room, d.wroom = n, words
+	}
+	d.grow(n)
+	if !d.shared {
+		d.table.Strings().GrowIndex(strings)
+	}
+}
+
 // push appends the per-id state of a new table (or base) id.
 func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 	id := uint32(len(d.hash))

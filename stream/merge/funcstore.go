@@ -31,6 +31,7 @@ type funcStore struct {
 	keys    []funcKey
 	keysAcc int64 // bytes of keys accounted
 	bytes   int64 // record bytes in all
+	sorted  bool  // keys are sorted by ELF name (sortKeys)
 	window  int64
 	buf     []byte
 }
@@ -92,6 +93,7 @@ func (s *funcStore) put(st *encode.FuncState) error {
 		return err
 	}
 	s.keys = append(s.keys, funcKey{elf: st.Elf, rec: id})
+	s.sorted = false
 	s.bytes += int64(len(b))
 	if a := 8 * int64(cap(s.keys)); a != s.keysAcc {
 		s.budget.Add(a - s.keysAcc)
@@ -149,6 +151,22 @@ func (s *funcStore) get(k funcKey, st *encode.FuncState) error {
 // (stable: save order within a name), each run ending at a name boundary
 // and holding about window record bytes at most (records counted at the
 // average size; or one name), the states decoded in the same order.
+// sortKeys sorts the keys by ELF name (stable: save order within a
+// name) and returns how many names there are.
+func (s *funcStore) sortKeys() int {
+	if !s.sorted {
+		slices.SortStableFunc(s.keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
+		s.sorted = true
+	}
+	n := 0
+	for i := range s.keys {
+		if i == 0 || s.keys[i].elf != s.keys[i-1].elf {
+			n++
+		}
+	}
+	return n
+}
+
 func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
 	// The merge that reads them grows the table: under pressure, the
 	// chunks still in memory go first (each is read back once per
@@ -158,8 +176,8 @@ func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
 			return err
 		}
 	}
+	s.sortKeys()
 	keys := s.keys
-	slices.SortStableFunc(keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
 	avg := int64(0)
 	if len(keys) > 0 {
 		avg = s.bytes / int64(len(keys))

@@ -191,6 +191,13 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 // were dropped as inconsistent. Call it once, after the last unit.
 func (m *Merger) Funcs() (added, dropped int, err error) {
 	feat := m.cfg.Features
+	if d, ok := m.d.(*dedup.Incremental); ok && m.funcs.store != nil {
+		// Room at once for what the merge adds: a FUNC per name, about
+		// half as many new FUNC_PROTOs (on a vmlinux: 47k FUNCs, 22k new
+		// protos for 50k names), a name per FUNC.
+		names := m.funcs.store.sortKeys()
+		d.Reserve(names+names/2, 0, names)
+	}
 	batch, added, dropped, err := m.funcs.emitFuncs(m.d, feat.Has(encode.FeatConsistentFunc),
 		feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag))
 	if err != nil {
