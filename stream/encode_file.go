@@ -116,7 +116,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 			return
 		}
 	}
-	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose})
+	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose, NameCacheBits: mem.nameCacheBits()})
 	if err != nil {
 		su.err = err
 		return

@@ -169,6 +169,20 @@ func (m *memPlan) reserveRuntime(n int64) func() {
 	return func() { debug.SetMemoryLimit(cur) }
 }
 
+// nameCacheBits sizes each worker's name cache (encode.Config): 32-byte
+// slots taking at most a 128th of the limit, 1<<12 to 1<<15 of them (0:
+// the encoder's default, 1<<15).
+func (m *memPlan) nameCacheBits() uint8 {
+	if m.limit <= 0 {
+		return 0
+	}
+	bits := uint8(12)
+	for bits < 15 && int64(32)<<(bits+1) <= m.limit/128 {
+		bits++
+	}
+	return bits
+}
+
 // coldAt is the live heap at which cold data spills (coldFraction of the
 // soft limit; 0 without a limit).
 func (m *memPlan) coldAt() int64 {

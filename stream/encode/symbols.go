@@ -44,45 +44,23 @@ func (t *symTable) nameBytes(i int) []byte {
 func (t *symTable) name(i int) string { return string(t.nameBytes(i)) }
 
 // sort orders the records by name, stably, and rewrites the name bytes in
-// that order (dropping repeats when dedup is set, keeping the first of
-// each name and flagging funcAmbiguous as pahole 1.31's
-// elf_function__has_ambiguous_address does: in symbol order, a symbol
-// whose address differs from the last one seen, where an address of 0
-// counts as none seen yet; so in an ET_REL file, where the first function
-// of a section sits at 0, [0, 0x60] is not ambiguous but [0x60, 0] is).
-// pahole checks each name when the next name begins, so the last name of
-// the table is never flagged; that is kept too.
-func (t *symTable) sort(dedup bool) {
+// that order, records of one name sharing its bytes.
+func (t *symTable) sort() {
 	slices.SortStableFunc(t.recs, func(a, b symRec) int {
 		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
 	})
 	names := make([]byte, 0, len(t.names))
-	out := t.recs[:0]
-	var last []byte
-	var seen uint64 // address of the name's last symbol; 0: none yet
-	for _, r := range t.recs {
+	for i := range t.recs {
+		r := &t.recs[i]
 		nb := t.names[r.off : r.off+r.n]
-		if dedup && len(out) > 0 && bytes.Equal(nb, last) {
-			if seen != 0 && seen != r.addr {
-				out[len(out)-1].flags |= funcAmbiguous
-			} else {
-				seen = r.addr
-			}
-			continue
-		}
-		last, seen = nb, r.addr
-		if len(out) > 0 && bytes.Equal(nb, names[out[len(out)-1].off:]) {
-			r.off = out[len(out)-1].off // same name: share the bytes
+		if i > 0 && bytes.Equal(nb, names[t.recs[i-1].off:]) {
+			r.off = t.recs[i-1].off // same name: share the bytes
 		} else {
 			r.off = uint32(len(names))
 			names = append(names, nb...)
 		}
-		out = append(out, r)
 	}
-	if dedup && len(out) > 0 {
-		out[len(out)-1].flags &^= funcAmbiguous
-	}
-	t.names, t.recs = bytes.Clone(names), slices.Clone(out) // exact sizes: the table lives all run
+	t.names, t.recs = bytes.Clone(names), slices.Clone(t.recs) // exact sizes: the table lives all run
 }
 
 // span returns the records named name: [lo, hi).
@@ -143,15 +121,46 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 	fs.build.add(name, addr, 0)
 }
 
-// finish sorts the names (flagging ambiguous ones) and codes them.
+// finish sorts the names, keeps the first record of each and codes them.
+// A name is ambiguous as pahole 1.31's elf_function__has_ambiguous_address
+// decides: in symbol order, a symbol whose address differs from the last
+// one seen, where an address of 0 counts as none seen yet (so in an
+// ET_REL file, where the first function of a section sits at 0, [0, 0x60]
+// is not ambiguous but [0x60, 0] is). pahole checks each name when the
+// next name begins, so the last name of the table is never flagged; that
+// is kept too. Unlike sort, finish neither lays the names out again nor
+// copies the records: the build table goes right after (at -j N this
+// runs beside the first units).
 func (fs *elfFuncs) finish() {
 	t := &fs.build
-	t.sort(true)
-	fs.names = buildFuncNames(len(t.recs), t.nameBytes)
-	fs.amb = make([]uint64, (len(t.recs)+63)/64)
+	slices.SortStableFunc(t.recs, func(a, b symRec) int {
+		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
+	})
+	out := t.recs[:0] // in place: out never passes the record read
+	var last []byte
+	var seen uint64 // address of the name's last symbol; 0: none yet
+	for _, r := range t.recs {
+		nb := t.names[r.off : r.off+r.n]
+		if len(out) > 0 && bytes.Equal(nb, last) {
+			if seen != 0 && seen != r.addr {
+				out[len(out)-1].flags |= funcAmbiguous
+			} else {
+				seen = r.addr
+			}
+			continue
+		}
+		last, seen = nb, r.addr
+		r.flags = 0
+		out = append(out, r)
+	}
+	if len(out) > 0 {
+		out[len(out)-1].flags &^= funcAmbiguous // pahole never checks the last name
+	}
+	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] })
+	fs.amb = make([]uint64, (len(out)+63)/64)
 	fs.kfunc = make([]uint64, len(fs.amb))
-	for i := range t.recs {
-		if t.recs[i].flags&funcAmbiguous != 0 {
+	for i := range out {
+		if out[i].flags&funcAmbiguous != 0 {
 			fs.amb[i/64] |= 1 << (i % 64)
 		}
 	}
@@ -269,6 +278,6 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 		}
 	}
 	es.funcs.finish()
-	es.objects.sort(false)
+	es.objects.sort()
 	return es, nil
 }
