@@ -183,6 +183,19 @@ func (m *memPlan) nameCacheBits() uint8 {
 	return bits
 }
 
+// arenaKeep is the largest unit arena the reader keeps for reuse (0:
+// all). With one job there is one arena, sized for the largest unit, and
+// freeing it would only make the next large unit grow a new one step by
+// step. With more, under a limit, each job keeps at most a 32nd of the
+// limit (1 MiB at 32M: the arenas of units up to about 180 KB, most of
+// a kernel's; the largest ones are freed after use).
+func (m *memPlan) arenaKeep(jobs int) uint64 {
+	if m.limit <= 0 || jobs <= 1 {
+		return 0
+	}
+	return uint64(m.limit / 32)
+}
+
 // coldAt is the live heap at which cold data spills (coldFraction of the
 // soft limit; 0 without a limit).
 func (m *memPlan) coldAt() int64 {

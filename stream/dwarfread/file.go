@@ -17,6 +17,12 @@ type Options struct {
 	CacheBytes int64
 	// Name is used in error messages instead of the path.
 	Name string
+	// ArenaKeep: a unit's arena with a larger footprint (bytes) is freed
+	// when the unit is released instead of kept for the next unit (0:
+	// every arena is kept). With -j N each decoder's arena grows to the
+	// largest unit it met and stays that big; under a small memory limit
+	// only the common sizes should stay.
+	ArenaKeep uint64
 }
 
 // DWARF sections read at random through paged readers.
@@ -62,6 +68,7 @@ func Open(path string, opts Options) (*File, error) {
 	f := New(e)
 	f.own = true
 	f.sizeCaches(opts.CacheBytes)
+	f.pool.MaxKeep = opts.ArenaKeep
 	return f, nil
 }
 
