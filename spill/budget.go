@@ -27,6 +27,7 @@ type Budget struct {
 	// of the last collection) exceed it (0: not watched).
 	heapTarget int64
 	heapHold   int64 // Acquire waits while live heap + n would pass it (0: not)
+	flightCap  int64 // Acquire waits while flight + n would pass it (0: not)
 	live       [1]metrics.Sample
 
 	// Spill files: where and how stores create them.
@@ -120,7 +121,8 @@ func (b *Budget) Reserve(n int64) {
 // shrink to one when memory is short, and never to none.
 func (b *Budget) Acquire(n int64) {
 	b.mu.Lock()
-	for b.limit > 0 && b.flight > 0 && (b.used+n > b.limit || b.heapHold > 0 && b.liveHeapLocked()+n > b.heapHold) {
+	for b.limit > 0 && b.flight > 0 && (b.used+n > b.limit || b.flightCap > 0 && b.flight+n > b.flightCap ||
+		b.heapHold > 0 && b.liveHeapLocked()+n > b.heapHold) {
 		b.cond.Wait()
 	}
 	b.flight += n
@@ -200,6 +202,16 @@ func (b *Budget) Over() bool {
 		return true
 	}
 	return b.heapTarget > 0 && b.liveHeapLocked() > b.heapTarget
+}
+
+// SetFlightCap makes Acquire wait, while other transient reservations
+// are held, as long as they and the bytes asked for would pass n (0: no
+// cap): the room a plan has for units in flight, so that with -j N two
+// large units are not decoded at once when the limit holds only one.
+func (b *Budget) SetFlightCap(n int64) {
+	b.mu.Lock()
+	b.flightCap = n
+	b.mu.Unlock()
 }
 
 // SetHeapCeiling makes Acquire wait, while other transient reservations

@@ -317,3 +317,29 @@ func TestBudgetAcquireHeapCeiling(t *testing.T) {
 		t.Errorf("used %d after the returns", b.Used())
 	}
 }
+
+// TestBudgetFlightCap: under a flight cap a reservation that would pass
+// it waits for the others' Return, one that fits does not, and a lone one
+// never waits.
+func TestBudgetFlightCap(t *testing.T) {
+	b := NewBudget(1 << 40)
+	b.SetFlightCap(100)
+	b.Acquire(60)
+	b.Acquire(30) // fits beside the first
+	done := make(chan struct{})
+	go func() {
+		b.Acquire(50)
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("Acquire went past the flight cap")
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.Return(60)
+	<-done
+	b.Return(30)
+	b.Return(50)
+	b.Acquire(500) // alone: proceeds
+	b.Return(500)
+}

@@ -169,18 +169,30 @@ func (m *memPlan) reserveRuntime(n int64) func() {
 	return func() { debug.SetMemoryLimit(cur) }
 }
 
-// nameCacheBits sizes each worker's name cache (encode.Config): 32-byte
-// slots taking at most a 128th of the limit, 1<<12 to 1<<15 of them (0:
-// the encoder's default, 1<<15).
-func (m *memPlan) nameCacheBits() uint8 {
-	if m.limit <= 0 {
-		return 0
+// nameCacheBits sizes each worker's name cache (encode.Config).
+func (m *memPlan) nameCacheBits() uint8 { return nameCacheBitsFor(m.limit) }
+
+// nameCacheBitsFor is the name cache of a limit (0: none): 32-byte slots
+// taking at most a 128th of it, 1<<12 to 1<<15 of them (1<<15 without a
+// limit, the encoder's default).
+func nameCacheBitsFor(limit int64) uint8 {
+	if limit <= 0 {
+		return 15
 	}
 	bits := uint8(12)
-	for bits < 15 && int64(32)<<(bits+1) <= m.limit/128 {
+	for bits < 15 && int64(32)<<(bits+1) <= limit/128 {
 		bits++
 	}
 	return bits
+}
+
+// workerBytes estimates what a decoding job keeps between units besides
+// its arena: its name cache (32-byte slots and the names, 1<<nameBits of
+// them) and buffers sized by the largest unit it meets (conversion
+// tables, dedup's preparation state, a reused batch: about twice the
+// unit's .debug_info bytes, measured on the 6.12 vmlinux).
+func workerBytes(largest uint64, nameBits uint8) int64 {
+	return 48<<nameBits + 2*int64(largest)
 }
 
 // arenaKeep is the largest unit arena the reader keeps for reuse (0:
@@ -227,12 +239,20 @@ func cacheBytesFor(limit int64) int64 {
 // -j1: 46M for vmlinux, peak RSS 47.6 MiB.)
 func memFloor(largest, infoSize uint64, baseBytes int64, jobs int) int64 {
 	const mib = 1 << 20
-	fixed := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + minWorking +
-		min(int64(infoSize)/tableShare, maxTables) + baseFactor*baseBytes
-	// The cache grows with the limit (by at most a 32nd of it), so the
-	// first whole MiB that holds fixed plus its own cache is the floor.
-	floor := (fixed + cacheBytesFor(fixed) + mib - 1) / mib * mib
-	for fixed+cacheBytesFor(floor) > floor {
+	// What a plan at limit l needs. One arena of the largest unit,
+	// whatever the jobs: the plan caps the units in flight to the room
+	// the limit leaves (flightCap), so at the floor two large units are
+	// never decoded at once. Each job beyond the first keeps its own
+	// state (workerBytes); the name caches and the page cache grow with
+	// the limit.
+	need := func(l int64) int64 {
+		return dwarfread.ArenaEstimate(largest) + int64(max(jobs, 1)-1)*workerBytes(largest, nameCacheBitsFor(l)) +
+			minWorking + min(int64(infoSize)/tableShare, maxTables) + baseFactor*baseBytes + cacheBytesFor(l)
+	}
+	// need grows with l by less than l does: the first whole MiB that
+	// holds its own need is the floor.
+	floor := (need(mib) + mib - 1) / mib * mib
+	for need(floor) > floor {
 		floor += mib
 	}
 	return floor
@@ -280,10 +300,17 @@ func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) error {
 	}
 	jobs := opts.Jobs
 	floor, err := fileMemFloor(f, opts)
-	if err != nil || m.limit >= floor {
+	if err != nil || floor == 0 {
 		return err
 	}
 	largest, _ := f.LargestUnit()
+	if m.limit >= floor {
+		// The room left for units in flight beside the rest of the
+		// floor: at the floor, one largest unit at a time.
+		arena := dwarfread.ArenaEstimate(largest)
+		m.budget.SetFlightCap(max(arena, m.limit-floor+arena))
+		return nil
+	}
 	fewer := ""
 	if jobs > 1 {
 		fewer = " (or fewer -j jobs)"
