@@ -196,13 +196,12 @@ func workerBytes(largest uint64, nameBits uint8) int64 {
 }
 
 // arenaKeep is the largest unit arena the reader keeps for reuse (0:
-// all). With one job there is one arena, sized for the largest unit, and
-// freeing it would only make the next large unit grow a new one step by
-// step. With more, under a limit, each job keeps at most a 32nd of the
-// limit (1 MiB at 32M: the arenas of units up to about 180 KB, most of
-// a kernel's; the largest ones are freed after use).
-func (m *memPlan) arenaKeep(jobs int) uint64 {
-	if m.limit <= 0 || jobs <= 1 {
+// all): under a limit a 32nd of it (1 MiB at 32M: the arenas of units up
+// to about 170 KB, most of a kernel's). A larger unit gets an arena sized
+// for it at once and freed after use, instead of each job keeping one as
+// large as the largest unit it met for the rest of the run.
+func (m *memPlan) arenaKeep() uint64 {
+	if m.limit <= 0 {
 		return 0
 	}
 	return uint64(m.limit / 32)
