@@ -47,9 +47,12 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	ef := f.ELF()
 	stage(stageSetup)
 	defer stage(context.Background())
-	if err := mem.check(f, opts); err != nil {
+	jobs, err := mem.check(f, opts)
+	if err != nil {
 		return nil, err
 	}
+	// The limit may hold fewer jobs than asked for: the rest wait.
+	opts.Jobs, stats.Jobs = jobs, jobs
 	su := &setup{ready: make(chan struct{})}
 	if opts.Jobs > 1 {
 		go func() {
@@ -60,7 +63,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 		su.run(f, opts, mem)
 	}
 	progress := newProgress(f, opts.Progress)
-	err := encodeUnits(f, su, opts, mem, stats, progress)
+	err = encodeUnits(f, su, opts, mem, stats, progress)
 	<-su.ready
 	if su.m != nil {
 		defer su.m.Close()

@@ -186,13 +186,15 @@ func nameCacheBitsFor(limit int64) uint8 {
 	return bits
 }
 
-// workerBytes estimates what a decoding job keeps between units besides
-// its arena: its name cache (32-byte slots and the names, 1<<nameBits of
-// them) and buffers sized by the largest unit it meets (conversion
-// tables, dedup's preparation state, a reused batch: about twice the
-// unit's .debug_info bytes, measured on the 6.12 vmlinux).
+// workerBytes estimates what each decoding job beyond the first adds:
+// its name cache (32-byte slots and the names, 1<<nameBits of them), the
+// buffers it sizes by the largest unit it meets (conversion tables,
+// dedup's preparation state, a reused batch) and the batches it keeps
+// queued for the merger, in all about one more arena of the largest unit
+// (measured on the 6.12 cloud vmlinux: -j2 holds its limit from 6 MiB
+// above -j1's floor).
 func workerBytes(largest uint64, nameBits uint8) int64 {
-	return 48<<nameBits + 2*int64(largest)
+	return 48<<nameBits + dwarfread.ArenaEstimate(largest)
 }
 
 // arenaKeep is the largest unit arena the reader keeps for reuse (0:
@@ -267,9 +269,10 @@ func baseBytes(base *btf.Spec) int64 {
 }
 
 // MemFloor returns the smallest EncodeOptions.MemLimit with which
-// EncodeFile takes the file at path with opts.Jobs decoders over opts.Base
-// (0: no floor is known, as for a compressed .debug_info). It reads the
-// ELF headers and the unit headers of .debug_info only.
+// EncodeFile takes the file at path over opts.Base (0: no floor is known,
+// as for a compressed .debug_info), whatever opts.Jobs: below the floor of
+// opts.Jobs jobs fewer run (EncodeStats.Jobs). It reads the ELF headers
+// and the unit headers of .debug_info only.
 func MemFloor(path string, opts EncodeOptions) (int64, error) {
 	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: 256 << 10})
 	if err != nil {
@@ -287,35 +290,35 @@ func fileMemFloor(f *dwarfread.File, opts EncodeOptions) (int64, error) {
 	if err != nil || largest == 0 {
 		return 0, err
 	}
-	return memFloor(largest, f.Info().Size, baseBytes(opts.Base), opts.Jobs), nil
+	return memFloor(largest, f.Info().Size, baseBytes(opts.Base), 1), nil
 }
 
 // check fails early, before any unit is decoded, when the limit is below
-// the file's floor (memFloor), naming the floor. It reads only the unit
-// headers of .debug_info.
-func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) error {
-	if m.limit <= 0 {
-		return nil
+// the file's floor (memFloor with one job), naming the floor. Otherwise it
+// returns how many of opts.Jobs jobs the limit holds (memFloor of that
+// many; the output is the same for any number) and caps the units in
+// flight to the room the limit leaves beside the rest of that floor. It
+// reads only the unit headers of .debug_info.
+func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
+	jobs := max(opts.Jobs, 1)
+	if m.limit <= 0 || f.Info() == nil {
+		return jobs, nil
 	}
-	jobs := opts.Jobs
-	floor, err := fileMemFloor(f, opts)
-	if err != nil || floor == 0 {
-		return err
+	largest, err := f.LargestUnit()
+	if err != nil || largest == 0 {
+		return jobs, err
 	}
-	largest, _ := f.LargestUnit()
-	if m.limit >= floor {
-		// The room left for units in flight beside the rest of the
-		// floor: at the floor, one largest unit at a time.
-		arena := dwarfread.ArenaEstimate(largest)
-		m.budget.SetFlightCap(max(arena, m.limit-floor+arena))
-		return nil
+	info, base := f.Info().Size, baseBytes(opts.Base)
+	if floor := memFloor(largest, info, base, 1); m.limit < floor {
+		return 0, fmt.Errorf("%w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
+			ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
 	}
-	fewer := ""
-	if jobs > 1 {
-		fewer = " (or fewer -j jobs)"
+	for jobs > 1 && memFloor(largest, info, base, jobs) > m.limit {
+		jobs--
 	}
-	return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more%s",
-		ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor), fewer)
+	arena := dwarfread.ArenaEstimate(largest)
+	m.budget.SetFlightCap(max(arena, m.limit-memFloor(largest, info, base, jobs)+arena))
+	return jobs, nil
 }
 
 // afterUnit re-accounts the dedup table and the function states after a

@@ -108,6 +108,10 @@ type EncodeStats struct {
 	Spilled int64
 	// PeakAccounted is the most memory the budget accounted at once.
 	PeakAccounted int64
+	// Jobs is how many jobs ran: EncodeOptions.Jobs, or fewer when the
+	// memory limit holds only fewer (memory comes first; the output is the
+	// same for any number).
+	Jobs int
 }
 
 // EncodeFile reads the DWARF of the ELF file at path (vmlinux, .ko or .o)
