@@ -104,21 +104,24 @@ const (
 	// which a unit waits for the units in flight to be merged before its
 	// arena is read (-j N shrinks towards one unit in flight).
 	holdFraction = 0.85
-	// minWorking is what a run needs besides the largest arena and the
-	// tables: the runtime overhead, one unit's conversion state and the
-	// garbage between collections.
-	minWorking = runtimeOverhead + 12<<20
+	// minWorking is what a run needs besides the largest arena, the
+	// tables and the page cache: the runtime overhead and the runtime's
+	// own metadata, the garbage between collections, one unit's
+	// conversion state, the function names, the reader's small caches.
+	minWorking = runtimeOverhead + 8<<20
 	// baseFactor scales a module's base BTF bytes (types and strings) to
 	// what it holds in memory: the parsed Spec with its string index and
 	// the dedup index over it (measured with the 6.12 vmlinux as base, 4.5
 	// MiB: tcp_bbr.ko, the smallest module, peaks at 39 MiB, of which 21
 	// are the working set).
 	baseFactor = 4
-	// tableShare estimates the dedup table and saved state at the end of
-	// a run from the .debug_info size (vmlinux: 209 MB of .debug_info,
-	// about 20 MiB of tables), capped at maxTables (deduplication makes
-	// it grow far slower than the input).
-	tableShare = 10
+	// tableShare estimates the dedup table at its largest (after the
+	// function merge) with its hash state and the function states' keys,
+	// from the .debug_info size (the 6.12 cloud vmlinux: 209 MB of
+	// .debug_info, 12.5 MiB of table at 109k types), capped at maxTables
+	// (deduplication makes it grow far slower than the input). What is
+	// cold spills (spill/doc.go), so it need not be held besides.
+	tableShare = 15
 	maxTables  = 24 << 20
 )
 
