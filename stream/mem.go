@@ -123,6 +123,13 @@ const (
 	// cold spills (spill/doc.go), so it need not be held besides.
 	tableShare = 15
 	maxTables  = 24 << 20
+	// kernelTables: a kernel's table is about the same size whatever
+	// its .debug_info (the 6.1 cloud vmlinux, 163 MB of it, peaks as high
+	// as the 6.12 one, 210 MB: its units leave more near-duplicates until
+	// Finish), so a large input counts at least this much, reached at
+	// kernelShare of its .debug_info.
+	kernelTables = 29 << 19 // 14.5 MiB
+	kernelShare  = 8
 )
 
 // memPlan is the budget of one run and what it derived from it.
@@ -251,7 +258,7 @@ func memFloor(largest, infoSize uint64, baseBytes int64, jobs int) int64 {
 	// the limit.
 	need := func(l int64) int64 {
 		return dwarfread.ArenaEstimate(largest) + int64(max(jobs, 1)-1)*workerBytes(largest, nameCacheBitsFor(l)) +
-			minWorking + min(int64(infoSize)/tableShare, maxTables) + baseFactor*baseBytes + cacheBytesFor(l)
+			minWorking + tablesFor(infoSize) + baseFactor*baseBytes + cacheBytesFor(l)
 	}
 	// need grows with l by less than l does: the first whole MiB that
 	// holds its own need is the floor.
@@ -260,6 +267,13 @@ func memFloor(largest, infoSize uint64, baseBytes int64, jobs int) int64 {
 		floor += mib
 	}
 	return floor
+}
+
+// tablesFor estimates the table at its largest for infoSize bytes of
+// .debug_info (tableShare, kernelTables, maxTables).
+func tablesFor(infoSize uint64) int64 {
+	n := int64(infoSize)
+	return min(max(n/tableShare, min(n/kernelShare, kernelTables)), maxTables)
 }
 
 // baseBytes is the size of a base BTF's types and strings (0 for none).
