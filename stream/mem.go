@@ -12,12 +12,23 @@ package stream
 //   - the symbol tables (compact, sorted);
 //   - the dedup table, read after every batch from its Spec (type words,
 //     string bytes) times dedupFactor for its hash indexes and maps;
-//   - saved function states, kept in a spill.Store: once the budget is
-//     over, its chunks go to an unlinked zstd temp file in TmpDir and come
-//     back through the Store's bounded cache for the final merge.
+//   - saved function states, kept in a spill.Store: once the live heap
+//     passes half the soft limit (coldAt), its chunks go to an unnamed zstd
+//     temp file in TmpDir and come back, in order, for the final merge;
+//   - the old dedup table while Finish rebuilds it, spilled as written.
 //
-// The Go runtime's soft limit is set to the limit minus runtimeOverhead,
-// so the collector runs harder rather than let the heap grow past it.
+// Besides, the budget watches the live heap: past heapFraction of the soft
+// limit the spillers are asked to spill after each unit (afterUnit), and
+// past holdFraction a unit waits for those in flight; the units in flight
+// are capped to the room the limit leaves beside the floor (check), and
+// the limit decides how many of the -j jobs run. What the plan sizes from
+// the limit: the page cache, the reader's string and abbreviation caches,
+// the arenas kept for reuse, the workers' name caches. spill/doc.go says
+// what spills, when, and what it costs; memFloor is the smallest limit.
+//
+// The Go runtime's soft limit is set to the limit minus runtimeOverhead
+// and a 32nd, so the collector runs harder rather than let the heap grow
+// past it.
 
 import (
 	"bufio"
