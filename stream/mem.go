@@ -147,6 +147,7 @@ const (
 type memPlan struct {
 	budget     *spill.Budget
 	limit      int64 // 0: unlimited
+	spillAll   bool  // EncodeOptions.spillAll
 	cacheBytes int64
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
@@ -170,6 +171,10 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
 		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
 		m.budget.SetHeapCeiling(int64(float64(SoftLimit(limit)) * holdFraction))
+		if opts.spillAll {
+			m.spillAll = true
+			m.budget.SetHeapTarget(1)
+		}
 	} else {
 		m.prevLimit = debug.SetMemoryLimit(-1)
 	}
@@ -235,6 +240,9 @@ func (m *memPlan) arenaKeep() uint64 {
 func (m *memPlan) coldAt() int64 {
 	if m.limit <= 0 {
 		return 0
+	}
+	if m.spillAll {
+		return 1
 	}
 	return int64(float64(SoftLimit(m.limit)) * coldFraction)
 }

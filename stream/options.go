@@ -74,6 +74,9 @@ type EncodeOptions struct {
 
 	// noDedup skips deduplication (tests comparing type sets only).
 	noDedup bool
+	// spillAll makes every store spill as soon as it can, whatever the
+	// heap (tests: the output must not change).
+	spillAll bool
 }
 
 // Progress is how far an encoding is: units of .debug_info done (encoded,
