@@ -71,7 +71,9 @@ func New(cfg Config) (*Merger, error) {
 		}
 		if cfg.Budget != nil && cfg.Limit > 0 {
 			// Finish writes the old table here while it rebuilds it.
-			d.SetStore(func() dedup.RecordStore { return tableStore{spill.NewStore("dedup table", cfg.Budget).Sequential()} })
+			d.SetStore(func() dedup.RecordStore {
+				return tableStore{spill.NewStore("dedup table", cfg.Budget).Sequential(), cfg.Budget, cfg.ColdAt}
+			})
 		}
 		m.d = d
 	}
@@ -229,14 +231,19 @@ func (m *Merger) Finish(order binary.ByteOrder) (*btf.Spec, error) {
 }
 
 // tableStore is a spill.Store as the dedup table's RecordStore.
-type tableStore struct{ *spill.Store }
+type tableStore struct {
+	*spill.Store
+	budget *spill.Budget
+	coldAt int64 // live heap from which the old table goes to disk
+}
 
-// Append appends rec and spills what is closed: the store exists to take
-// the old table out of memory while the new one is built, and is read
-// back twice, in order.
+// Append appends rec and, once the live heap is past coldAt, spills what
+// is closed: the store takes the old table out of memory while the new
+// one is built, and is read back twice, in order. With room to spare (a
+// large limit) the records stay in memory, no bigger than the table.
 func (s tableStore) Append(rec []byte) (uint32, error) {
 	id, err := s.Store.Append(rec)
-	if err == nil {
+	if err == nil && s.budget.LiveHeap() > s.coldAt {
 		_, err = s.Store.SpillCold()
 	}
 	return uint32(id), err
