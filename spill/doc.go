@@ -44,10 +44,12 @@
 //     milliseconds. The store is closed before Finish.
 //   - The dedup table while Finish rebuilds it (dedup.RecordStore, a
 //     Sequential Store adapted in stream/merge): the old table, 109k types
-//     and 3-4 MB, is written out in groups of 1024 types and spilled as it
-//     is written, then read back twice, in order (the plan of the chunked
-//     rebuild, then the chunks), instead of being held beside the new one.
-//     About 1 MB on disk; tens of milliseconds.
+//     and 3-4 MB, is written out in groups of 1024 types, spilled as it is
+//     written once the live heap is past half the soft limit (with room to
+//     spare the records stay in memory, no bigger than the table), then
+//     read back twice, in order (the plan of the chunked rebuild, then the
+//     chunks), instead of being held beside the new one. About 1 MB on
+//     disk; tens of milliseconds.
 //
 // Both are written and read in order, which is what a zstd file is good
 // at; random access (the symbol lookups of every unit, the dedup table's

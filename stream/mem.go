@@ -15,7 +15,8 @@ package stream
 //   - saved function states, kept in a spill.Store: once the live heap
 //     passes half the soft limit (coldAt), its chunks go to an unnamed zstd
 //     temp file in TmpDir and come back, in order, for the final merge;
-//   - the old dedup table while Finish rebuilds it, spilled as written.
+//   - the old dedup table while Finish rebuilds it, spilled as written
+//     past the same threshold.
 //
 // Besides, the budget watches the live heap: past heapFraction of the soft
 // limit the spillers are asked to spill after each unit (afterUnit), and
