@@ -40,9 +40,13 @@ type funcStore struct {
 // the budget's spill files go; limit (0: none) sizes the windows read
 // back.
 func newFuncStore(budget *spill.Budget, limit int64) *funcStore {
+	// A window's states are decoded at once (about 3x their record
+	// bytes), at the peak of the run (the table grows through the merge):
+	// under a limit, a 256th of it, 128 KiB at 32M. Each window reads the
+	// chunks it needs once, in order; more windows cost milliseconds.
 	w := int64(1 << 62)
 	if limit > 0 {
-		w = max(limit/64, 256<<10)
+		w = max(limit/256, 64<<10)
 	}
 	return &funcStore{st: spill.NewStore("function states", budget).Sequential(), budget: budget, window: w}
 }
