@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 )
@@ -60,6 +61,26 @@ func TestStringsIntern(t *testing.T) {
 	}
 	if raw.Add("y") != 3 {
 		t.Error("Add(y) did not find the existing string")
+	}
+	// GrowIndex sizes the lookup set once for what follows.
+	g := NewStrings(nil)
+	g.GrowIndex(1000)
+	slots := len(g.slots)
+	for i := 0; i < 1000; i++ {
+		g.Add(fmt.Sprint("s", i))
+	}
+	if len(g.slots) != slots || g.Add("s7") != g.Add("s7") || g.Name(g.Add("s999")) != "s999" {
+		t.Errorf("GrowIndex(1000): %d slots, then %d after 1000 strings", slots, len(g.slots))
+	}
+	// Without its index a table still finds every string, first
+	// occurrence first, and appends new ones after them.
+	raw.Add("z")
+	raw.DropIndex()
+	if raw.slots != nil {
+		t.Error("DropIndex kept the lookup set")
+	}
+	if raw.Add("x") != 1 || raw.Add("y") != 3 || raw.Add("z") != 7 || raw.Add("w") != 9 || raw.Name(9) != "w" {
+		t.Errorf("after DropIndex: x=%d y=%d z=%d w=%d", raw.Add("x"), raw.Add("y"), raw.Add("z"), raw.Add("w"))
 	}
 }
 

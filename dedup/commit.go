@@ -149,7 +149,7 @@ func (st *batchState) commit(remap []btf.TypeID) {
 // arrives with strings other than the shared ones.
 func (d *Incremental) unshare() {
 	old := viewOf(d.table.Strings())
-	own := btf.NewStrings(nil)
+	own := btf.NewStrings(nil).NoMemo()
 	str := func(off uint32) uint32 { return uint32(own.AddBytes(old.bytes(off))) }
 	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
 		t := d.table.Type(id)

@@ -53,6 +53,12 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 		return nil, Remap{}, fmt.Errorf("dedup: Finish called twice")
 	}
 	d.st = nil // sized for the batches; rebuild sizes its own
+	// Without a base, the table's strings are only read from here on (a
+	// rebuild adopts them; output builds a new table): their lookup set
+	// goes. (With one, resolveFwds looks base names up in them.)
+	if d.base == nil {
+		d.table.Strings().DropIndex()
+	}
 	first := d.table.FirstID()
 	total := Remap{First: first, IDs: make([]btf.TypeID, d.table.Len())}
 	for i := range total.IDs {
@@ -275,6 +281,9 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		}
 		return pos[c-first]
 	}
+	if d.base == nil {
+		return d.rebuildChunked(old, target, mapID)
+	}
 	st := d.batch(first, old.Strings())
 	for i, tg := range target {
 		if tg != 0 {
@@ -315,6 +324,94 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	return out, nil
 }
 
+// rebuildChunked is rebuild for a table without base: the old table, its
+// resolved declarations dropped and every edge mapped by mapID, is
+// deduplicated in the chunks of a plan (see plan), so the working state
+// is that of the largest chunk, not of the whole table (a vmlinux's 108k
+// types: the longest stretch without a cut is about 38k). The result does
+// not depend on the cut, so it is the one batch's. With a base, adjustBase
+// would run per chunk, so split tables keep one batch (modules are small).
+func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(uint32) uint32) (Remap, error) {
+	first := uint32(old.FirstID())
+	strs := old.Strings() // the new table adopts them
+	// raw returns a reader of the old table's types in id order: the
+	// table itself, or, with a store (SetStore), its copy there, so that
+	// the old table is not held while the new one grows.
+	raw := func() (Source, *typeReader) {
+		id := old.FirstID()
+		return func() (btf.Type, []uint32, bool) {
+			if id >= old.NextID() {
+				return btf.Type{}, nil, false
+			}
+			id++
+			return old.Type(id - 1), old.Extra(id - 1), true
+		}, nil
+	}
+	if d.newStore != nil {
+		ts, err := d.storeTypes(old)
+		if err != nil {
+			return Remap{}, err
+		}
+		defer ts.st.Close()
+		old = nil
+		raw = func() (Source, *typeReader) {
+			tr := ts.reader()
+			return tr.next, tr
+		}
+	}
+	var readers []*typeReader
+	src := func() Source {
+		next, tr := raw()
+		if tr != nil {
+			readers = append(readers, tr)
+		}
+		i := 0
+		var w []uint32
+		return func() (btf.Type, []uint32, bool) {
+			for {
+				t, tw, ok := next()
+				if !ok {
+					return btf.Type{}, nil, false
+				}
+				i++
+				if target[i-1] != 0 {
+					continue
+				}
+				w = append(w[:0], tw...)
+				mapWords(&t, w, mapID, nil)
+				return t, w, true
+			}
+		}
+	}
+	readErr := func(err error) error {
+		for _, tr := range readers {
+			if tr.err != nil {
+				return tr.err
+			}
+		}
+		return err
+	}
+	d.rebuilds++
+	size := d.rebuildChunk
+	if size <= 0 {
+		size = chunkTypes
+	}
+	p, err := makePlan(first, strs, src(), size, true)
+	if err := readErr(err); err != nil {
+		return Remap{}, err
+	}
+	ids, err := d.feed(p, strs, src())
+	if err := readErr(err); err != nil {
+		return Remap{}, err
+	}
+	r := Remap{First: btf.TypeID(first), IDs: ids}
+	out := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, len(target))}
+	for i := range target {
+		out.IDs[i] = r.Map(btf.TypeID(mapID(first + uint32(i))))
+	}
+	return out, nil
+}
+
 // output rewrites the table's string offsets in place into a fresh string
 // table holding exactly the strings the types use, in the order they first
 // use them, and returns the table. The hash state is dropped first: it is
@@ -322,6 +419,9 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 func (d *Incremental) output() *btf.Spec {
 	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon, d.st = nil, nil, nil, nil, nil, hindex{}, nil, nil
 	out := d.table
+	// The old strings are only read from now on: their lookup set goes
+	// before the new table builds its own.
+	out.Strings().DropIndex()
 	tv := viewOf(out.Strings())
 	var ost *btf.Strings
 	if d.base == nil {
@@ -336,6 +436,9 @@ func (d *Incremental) output() *btf.Spec {
 		out.SetType(id, t)
 	}
 	out.SetStrings(ost)
+	// Callers read the output (validate, marshal); an Add on it would
+	// index the strings again.
+	ost.DropIndex()
 	d.table = nil
 	return out
 }

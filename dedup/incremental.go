@@ -71,6 +71,13 @@ type Incremental struct {
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool
+
+	// rebuildChunk is the chunk size of Finish's rebuilds (0: chunkTypes;
+	// tests vary it); rebuilds counts them.
+	rebuildChunk int
+	rebuilds     int
+
+	newStore func() RecordStore // SetStore; nil: none
 }
 
 // voidTag is what a reference to void (id 0) contributes to a hash.
@@ -93,6 +100,10 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 	d.index.reset(0)
 	if base == nil {
 		d.table = btf.NewSpec()
+		// The table interns with AddBytes; Add's memo (768 KiB, made by
+		// the first Add on it or on a batch split over it: the function
+		// merge's) would only sit there.
+		d.table.Strings().NoMemo()
 		return d, nil
 	}
 	if base.Base() != nil {
@@ -195,6 +206,24 @@ func (d *Incremental) grow(n int) {
 		d.lh = append(make([]uint64, 0, c), d.lh...)
 		d.fin = append(make([]bool, 0, c), d.fin...)
 		d.next = append(make([]uint32, 0, c), d.next...)
+	}
+}
+
+// Reserve makes room, at once, for n more table types with words more
+// extra words, in the table and in its per-type state, and for strings
+// more strings in its lookup set: a run of batches known to add about
+// that many (the encoder's function merge, which takes a vmlinux's table
+// from 40k to 109k types and doubles its strings) then does not grow
+// them a quarter at a time, each step holding the old arrays and the new.
+func (d *Incremental) Reserve(n, words, strings int) {
+	if d.room < n || d.wroom < words {
+		n, words = max(n, d.room), max(words, d.wroom)
+		d.table.Grow(n, words)
+		d.room, d.wroom = n, words
+	}
+	d.grow(n)
+	if !d.shared {
+		d.table.Strings().GrowIndex(strings)
 	}
 }
 

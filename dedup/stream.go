@@ -138,6 +138,24 @@ func (p *plan) slot(i uint32) uint32 {
 // then finishes. It returns the table ids the plan keeps (all of them if
 // p keeps all), as final ids.
 func (d *Incremental) dedupAll(p *plan, strs *btf.Strings, next Source) (*btf.Spec, []btf.TypeID, error) {
+	kept, err := d.feed(p, strs, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, r2, err := d.Finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, id := range kept {
+		kept[i] = r2.Map(id)
+	}
+	return out, kept, nil
+}
+
+// feed deduplicates the input next yields (strings strs) into the table
+// in the chunks of plan p, and returns the table ids the plan keeps (all
+// of them if p keeps all), by p.slot.
+func (d *Incremental) feed(p *plan, strs *btf.Strings, next Source) ([]btf.TypeID, error) {
 	var kept []btf.TypeID // table id of each kept input type, by p.slot
 	if p.all {
 		kept = make([]btf.TypeID, 0, p.end-p.first)
@@ -151,7 +169,7 @@ func (d *Incremental) dedupAll(p *plan, strs *btf.Strings, next Source) (*btf.Sp
 		for id := start; id < end; id++ {
 			t, w, ok := next()
 			if !ok {
-				return nil, nil, fmt.Errorf("dedup: input ended at type [%d], first pass read %d types", id, p.end-p.first)
+				return nil, fmt.Errorf("dedup: input ended at type [%d], first pass read %d types", id, p.end-p.first)
 			}
 			st.add(t, w)
 		}
@@ -183,12 +201,5 @@ func (d *Incremental) dedupAll(p *plan, strs *btf.Strings, next Source) (*btf.Sp
 		}
 		start = end
 	}
-	out, r2, err := d.Finish()
-	if err != nil {
-		return nil, nil, err
-	}
-	for i, id := range kept {
-		kept[i] = r2.Map(id)
-	}
-	return out, kept, nil
+	return kept, nil
 }

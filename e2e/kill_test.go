@@ -12,7 +12,8 @@ package e2e
 // run, so each try is repeatable on a given machine. Tries per signal:
 // BTFSTREAM_KILL_TRIES (default 20). The vmlinux runs use -j2 (the
 // parallel decoders get the signal too, and the test takes half as long).
-// About 4 minutes on 2 cores.
+// About 4 minutes on 2 cores, and under 2 more for TestKillSpilling (the
+// vmlinux at its memory floor, spill files in --tmpdir).
 
 import (
 	"fmt"
@@ -227,4 +228,43 @@ func TestKillVmlinuxDetached(t *testing.T) {
 	if fileSum(t, kernel) != sum0 {
 		t.Errorf("the input %s changed", kernel)
 	}
+}
+
+// TestKillSpilling: the same at the vmlinux's memory floor, where the
+// function states and the old table go to spill files in --tmpdir. They
+// are unnamed (O_TMPFILE), so no signal, SIGKILL included, leaves one;
+// the uninterrupted run must have spilled for the test to mean anything.
+// Fewer tries (a third of BTFSTREAM_KILL_TRIES, at least 3): a run at the
+// floor takes twice as long.
+func TestKillSpilling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	kernel := kernelPath(t)
+	bin := btfstreamBin(t)
+	floor, err := exec.Command(bin, "--mem-floor", kernel).Output()
+	if err != nil {
+		t.Fatalf("--mem-floor: %v", err)
+	}
+	limit := strings.TrimSpace(string(floor))
+	out, tmp, spill := killDirs(t)
+	raw := filepath.Join(out, "vmlinux.btf")
+	args := []string{"-J", "-j1", "--btf_features=" + kbuildFeatures, "--lang_exclude=rust", "--mem-limit", limit,
+		"--tmpdir", spill, "--btf_encode_detached", raw, kernel}
+	summary, err := exec.Command(bin, append([]string{"--summary"}, args...)...).CombinedOutput()
+	if err != nil || strings.Contains(string(summary), "spilled 0 bytes") || !strings.Contains(string(summary), "spilled ") {
+		t.Fatalf("at --mem-limit %s: %v, %s; want bytes spilled", limit, err, summary)
+	}
+	t.Logf("%s", strings.TrimSpace(string(summary)))
+	os.Remove(raw)
+	t.Setenv("BTFSTREAM_KILL_TRIES", strconv.Itoa(max(killTries()/3, 3)))
+	killLoop(t, &killRun{
+		bin:     bin,
+		args:    args,
+		env:     []string{"TMPDIR=" + tmp},
+		watched: []string{raw},
+		dirs:    []string{out, tmp, spill},
+		keep:    map[string]bool{"vmlinux.btf": true},
+		reset:   func(t *testing.T) { os.Remove(raw) },
+	})
 }

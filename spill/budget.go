@@ -2,7 +2,9 @@ package spill
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,60 @@ type Budget struct {
 	spilled int64
 	flight  int64 // of used: transient reservations (Acquire)
 	spillAt int64 // Over's threshold (0: limit)
+
+	// heapTarget: Over is also true while the Go heap's live bytes (as
+	// of the last collection) exceed it (0: not watched).
+	heapTarget int64
+	heapHold   int64 // Acquire waits while live heap + n would pass it (0: not)
+	flightCap  int64 // Acquire waits while flight + n would pass it (0: not)
+	live       [1]metrics.Sample
+
+	// Spill files: where and how stores create them.
+	dir    string
+	create TempFunc
+
+	spillers []namedSpiller // in the order they are asked (Relieve)
+}
+
+// TempFunc creates a spill file in dir that has no name: it must vanish
+// when closed or when the process ends, however it ends (on Linux an
+// O_TMPFILE file; elsewhere one created and unlinked at once). pattern is
+// os.CreateTemp's.
+type TempFunc func(dir, pattern string) (*os.File, error)
+
+// SetTempFiles makes the budget's stores create their spill files with
+// create in dir ("": os.TempDir). Without it they use os.CreateTemp and
+// unlink the file at once, which leaves it behind if the process is
+// killed in between: callers that can make unnamed files pass a TempFunc
+// that does.
+func (b *Budget) SetTempFiles(dir string, create TempFunc) {
+	b.mu.Lock()
+	b.dir, b.create = dir, create
+	b.mu.Unlock()
+}
+
+// tempFile creates a spill file as SetTempFiles said; it returns the
+// directory for messages.
+func (b *Budget) tempFile() (*os.File, string, error) {
+	b.mu.Lock()
+	dir, create := b.dir, b.create
+	b.mu.Unlock()
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if create != nil {
+		f, err := create(dir, "btfstream-spill-*")
+		return f, dir, err
+	}
+	f, err := os.CreateTemp(dir, "btfstream-spill-*")
+	if err != nil {
+		return nil, dir, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, dir, err
+	}
+	return f, dir, nil
 }
 
 // SetSpillAt makes Over report true from n accounted bytes on instead of
@@ -36,6 +92,7 @@ func (b *Budget) SetSpillAt(n int64) {
 func NewBudget(limit int64) *Budget {
 	b := &Budget{limit: limit}
 	b.cond.L = &b.mu
+	b.live[0].Name = "/gc/heap/live:bytes"
 	return b
 }
 
@@ -57,12 +114,15 @@ func (b *Budget) Reserve(n int64) {
 
 // Acquire accounts n bytes of a transient structure (a unit's arena in
 // flight), first waiting while other transient reservations are held and
-// n would push use past the limit. Unlike Reserve it does not wait on
-// long-lived use (tables) that no one is going to release soon: the
-// waiter only ever waits for another Acquire's Return.
+// n would push use past the limit, or the live heap past its ceiling
+// (SetHeapCeiling). Unlike Reserve it does not wait on long-lived use
+// (tables) that no one is going to release soon: the waiter only ever
+// waits for another Acquire's Return, so with -j N the units in flight
+// shrink to one when memory is short, and never to none.
 func (b *Budget) Acquire(n int64) {
 	b.mu.Lock()
-	for b.limit > 0 && b.flight > 0 && b.used+n > b.limit {
+	for b.limit > 0 && b.flight > 0 && (b.used+n > b.limit || b.flightCap > 0 && b.flight+n > b.flightCap ||
+		b.heapHold > 0 && b.liveHeapLocked()+n > b.heapHold) {
 		b.cond.Wait()
 	}
 	b.flight += n
@@ -118,15 +178,142 @@ func (b *Budget) Peak() int64 {
 	return b.peak
 }
 
+// SetHeapTarget makes Over report true also while the Go heap's live
+// bytes, as the runtime measured them at its last collection, exceed n
+// (0: the heap is not watched). Accounting covers the big tables, not
+// everything a run allocates; the live heap is the runtime's own count of
+// all of it, so a store spills when the process as a whole is too big,
+// whatever was accounted.
+func (b *Budget) SetHeapTarget(n int64) {
+	b.mu.Lock()
+	b.heapTarget = n
+	b.mu.Unlock()
+}
+
 // Over reports whether accounted use exceeds the limit (or the SetSpillAt
-// threshold).
+// threshold), or the live heap its target (SetHeapTarget).
 func (b *Budget) Over() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.limit > 0 && b.spillAt > 0 {
-		return b.used > b.spillAt
+	if b.limit <= 0 {
+		return false
 	}
-	return b.limit > 0 && b.used > b.limit
+	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
+		return true
+	}
+	return b.heapTarget > 0 && b.liveHeapLocked() > b.heapTarget
+}
+
+// SetFlightCap makes Acquire wait, while other transient reservations
+// are held, as long as they and the bytes asked for would pass n (0: no
+// cap): the room a plan has for units in flight, so that with -j N two
+// large units are not decoded at once when the limit holds only one.
+func (b *Budget) SetFlightCap(n int64) {
+	b.mu.Lock()
+	b.flightCap = n
+	b.mu.Unlock()
+}
+
+// SetHeapCeiling makes Acquire wait, while other transient reservations
+// are held, as long as the live heap (as of the last collection) and the
+// bytes asked for would pass n (0: no ceiling). Accounting covers the
+// tables, not every buffer; the ceiling keeps -j N from holding N large
+// units at once when the heap is already near the runtime's soft limit.
+func (b *Budget) SetHeapCeiling(n int64) {
+	b.mu.Lock()
+	b.heapHold = n
+	b.mu.Unlock()
+}
+
+// overAt is Over with heap target h instead of the budget's (0: the
+// budget's).
+func (b *Budget) overAt(h int64) bool {
+	if h == 0 {
+		return b.Over()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit <= 0 {
+		return false
+	}
+	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
+		return true
+	}
+	return b.liveHeapLocked() > h
+}
+
+// LiveHeap returns the Go heap's live bytes at the last collection.
+func (b *Budget) LiveHeap() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.liveHeapLocked()
+}
+
+func (b *Budget) liveHeapLocked() int64 {
+	metrics.Read(b.live[:])
+	if b.live[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(b.live[0].Value.Uint64())
+}
+
+// A Spiller holds data it can move out of memory on request: SpillCold
+// writes out what it considers cold and returns the bytes it released
+// from the budget.
+type Spiller interface {
+	SpillCold() (released int64, err error)
+}
+
+type namedSpiller struct {
+	name   string
+	s      Spiller
+	heapAt int64
+}
+
+// AddSpiller registers s; Relieve asks the spillers in the order they
+// were added, so add the coldest first. heapAt, if not 0, replaces the
+// heap target (SetHeapTarget) for s: data that is cold from the start
+// (nothing reads it until the end) can go earlier than data that is
+// still read.
+func (b *Budget) AddSpiller(name string, s Spiller, heapAt int64) {
+	b.mu.Lock()
+	b.spillers = append(b.spillers, namedSpiller{name, s, heapAt})
+	b.mu.Unlock()
+}
+
+// RemoveSpiller unregisters s (a table that is gone).
+func (b *Budget) RemoveSpiller(s Spiller) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range b.spillers {
+		if b.spillers[i].s == s {
+			b.spillers = append(b.spillers[:i], b.spillers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Relieve asks the registered spillers, coldest first, to spill while the
+// budget is over (Over, or for a spiller with its own heapAt, the live
+// heap above it), and returns the bytes they released. It must be called
+// from the goroutine that owns the spillers' data (in the encoder: the
+// merging goroutine, between units), never concurrently with their use.
+func (b *Budget) Relieve() (int64, error) {
+	b.mu.Lock()
+	sp := append([]namedSpiller(nil), b.spillers...)
+	b.mu.Unlock()
+	var total int64
+	for _, s := range sp {
+		if !b.overAt(s.heapAt) {
+			continue
+		}
+		n, err := s.s.SpillCold()
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return total, nil
 }
 
 // Share returns the bytes a structure may take if it gets frac of the

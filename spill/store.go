@@ -37,13 +37,15 @@ type chunk struct {
 //
 // Records are appended into chunks of about ChunkSize bytes. When a chunk
 // is closed and the budget is over, it is compressed and written out, and
-// its memory released; Get reads a spilled chunk back through a cache whose
-// size is a small fixed share of the budget. A Store is safe for concurrent
+// its memory released; SpillCold does the same to every closed chunk
+// still in memory. Get reads a spilled chunk back through a cache whose
+// size is a small fixed share of the budget. The spill file is made by
+// the budget's TempFunc (SetTempFiles). A Store is safe for concurrent
 // use, though callers normally append from one goroutine.
 type Store struct {
 	mu      sync.Mutex
 	budget  *Budget
-	dir     string
+	dir     string // where the spill file is, for messages
 	name    string // for messages
 	f       *os.File
 	fileEnd int64
@@ -51,20 +53,36 @@ type Store struct {
 	dec     *zstd.Decoder
 	chunks  []chunk
 	locs    []recordLoc
+	locsAcc int64 // bytes of locs accounted
 	cache   *ristretto.Cache[uint32, []byte]
 	closed  bool
+
+	// seq: reads go in record order, so only the chunk read last is
+	// kept (lastN, last) instead of a cache.
+	seq   bool
+	lastN uint32
+	last  []byte
 }
 
 // ErrClosed is returned by a Store used after Close.
 var ErrClosed = errors.New("spill store closed")
 
-// NewStore returns an empty Store that spills into dir (os.TempDir() if
-// empty) when budget is over. name labels its errors.
-func NewStore(name, dir string, budget *Budget) *Store {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	return &Store{name: name, dir: dir, budget: budget}
+// NewStore returns an empty Store accounted against budget, which spills
+// into the budget's spill directory when the budget is over. name labels
+// its errors.
+func NewStore(name string, budget *Budget) *Store {
+	return &Store{name: name, budget: budget}
+}
+
+// Sequential tells the store that its records are read back in order
+// (the function states window by window, a table being rebuilt): a
+// spilled chunk is then read once per pass and only the last one read is
+// kept, instead of the bounded cache. Call it before the first Get.
+func (s *Store) Sequential() *Store {
+	s.mu.Lock()
+	s.seq = true
+	s.mu.Unlock()
+	return s
 }
 
 // Len returns the number of records.
@@ -102,6 +120,10 @@ func (s *Store) Append(rec []byte) (RecordID, error) {
 	c.ulen = uint32(len(c.data))
 	s.budget.Add(int64(cap(c.data) - before))
 	s.locs = append(s.locs, recordLoc{chunk: uint32(n - 1), off: uint32(off)})
+	if a := 8 * int64(cap(s.locs)); a != s.locsAcc {
+		s.budget.Add(a - s.locsAcc)
+		s.locsAcc = a
+	}
 	return RecordID(len(s.locs) - 1), nil
 }
 
@@ -111,6 +133,28 @@ func (s *Store) closeChunkLocked(i int) error {
 		return nil
 	}
 	return s.spillLocked(i)
+}
+
+// SpillCold writes every closed chunk still in memory out (the chunk
+// being appended to stays) and returns the bytes released from the
+// budget. It makes Store a Spiller.
+func (s *Store) SpillCold() (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, nil
+	}
+	var freed int64
+	for i := 0; i < len(s.chunks)-1; i++ {
+		if c := &s.chunks[i]; c.data != nil {
+			n := int64(cap(c.data))
+			if err := s.spillLocked(i); err != nil {
+				return freed, err
+			}
+			freed += n
+		}
+	}
+	return freed, nil
 }
 
 // SpillAll writes every in-memory chunk out (used when the caller knows the
@@ -134,18 +178,18 @@ func (s *Store) spillLocked(i int) error {
 		return nil
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "btfstream-spill-*")
+		// The file has no name (the budget's TempFunc): it vanishes
+		// however the process ends.
+		f, dir, err := s.budget.tempFile()
+		s.dir = dir
 		if err != nil {
-			return fmt.Errorf("%s: spill file in %s: %w", s.name, s.dir, err)
-		}
-		// Unlink at once: the open descriptor keeps the data, and the file
-		// vanishes however the process ends.
-		if err := os.Remove(f.Name()); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: spill file %s: %w", s.name, f.Name(), err)
+			return fmt.Errorf("%s: spill file in %s: %w", s.name, dir, err)
 		}
 		s.f = f
-		s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		// A window of one chunk: the default (the whole input, up to 8
+		// MiB of history) would cost more memory than a spill saves.
+		s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+			zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(ChunkSize))
 		s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	}
 	z := s.enc.EncodeAll(c.data, nil)
@@ -187,6 +231,16 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if c.data != nil {
 		return c.data, nil
 	}
+	if s.seq {
+		if s.last == nil || s.lastN != i {
+			d, err := s.readChunkLocked(i)
+			if err != nil {
+				return nil, err
+			}
+			s.last, s.lastN = d, i
+		}
+		return s.last, nil
+	}
 	if s.cache == nil {
 		maxCost := s.budget.Share(1.0/16, 16<<20)
 		cache, err := ristretto.NewCache(&ristretto.Config[uint32, []byte]{
@@ -200,6 +254,17 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if d, ok := s.cache.Get(i); ok {
 		return d, nil
 	}
+	d, err := s.readChunkLocked(i)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.Set(i, d, int64(len(d)))
+	return d, nil
+}
+
+// readChunkLocked reads and decompresses spilled chunk i.
+func (s *Store) readChunkLocked(i uint32) ([]byte, error) {
+	c := &s.chunks[i]
 	z := make([]byte, c.zlen)
 	if _, err := s.f.ReadAt(z, c.fileOff); err != nil {
 		return nil, fmt.Errorf("%s: read spill file at %#x: %w", s.name, c.fileOff, err)
@@ -208,7 +273,6 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	if err != nil || uint32(len(d)) != c.ulen {
 		return nil, fmt.Errorf("%s: spill chunk %d at %#x corrupt: %v", s.name, i, c.fileOff, err)
 	}
-	s.cache.Set(i, d, int64(len(d)))
 	return d, nil
 }
 
@@ -226,7 +290,9 @@ func (s *Store) Close() error {
 			s.chunks[i].data = nil
 		}
 	}
-	s.chunks, s.locs = nil, nil
+	s.chunks, s.locs, s.last = nil, nil, nil
+	s.budget.Add(-s.locsAcc)
+	s.locsAcc = 0
 	if s.cache != nil {
 		s.cache.Close()
 	}

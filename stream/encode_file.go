@@ -21,7 +21,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 		return nil, stats, elffile.WithFile(path, err)
 	}
 	defer mem.close()
-	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes})
+	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes, ArenaKeep: mem.arenaKeep()})
 	if err != nil {
 		return nil, stats, err
 	}
@@ -47,9 +47,12 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	ef := f.ELF()
 	stage(stageSetup)
 	defer stage(context.Background())
-	if err := mem.check(f, opts); err != nil {
+	jobs, err := mem.check(f, opts)
+	if err != nil {
 		return nil, err
 	}
+	// The limit may hold fewer jobs than asked for: the rest wait.
+	opts.Jobs, stats.Jobs = jobs, jobs
 	su := &setup{ready: make(chan struct{})}
 	if opts.Jobs > 1 {
 		go func() {
@@ -60,7 +63,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 		su.run(f, opts, mem)
 	}
 	progress := newProgress(f, opts.Progress)
-	err := encodeUnits(f, su, opts, mem, stats, progress)
+	err = encodeUnits(f, su, opts, mem, stats, progress)
 	<-su.ready
 	if su.m != nil {
 		defer su.m.Close()
@@ -72,6 +75,9 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 		return nil, err
 	}
 	progress.done()
+	// No unit is read any more: the reader's caches go before the
+	// function states are merged.
+	f.DropCaches()
 	stage(stageFinish)
 	m := su.m
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
@@ -113,7 +119,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 			return
 		}
 	}
-	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose})
+	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose, NameCacheBits: mem.nameCacheBits()})
 	if err != nil {
 		su.err = err
 		return
@@ -123,7 +129,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 		secNames[i] = ef.Sections[i].Name
 	}
 	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
-		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, TmpDir: mem.tmpDir,
+		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, ColdAt: mem.coldAt(),
 		NoDedup: opts.noDedup})
 	if err != nil {
 		su.err = err

@@ -12,12 +12,24 @@ package stream
 //   - the symbol tables (compact, sorted);
 //   - the dedup table, read after every batch from its Spec (type words,
 //     string bytes) times dedupFactor for its hash indexes and maps;
-//   - saved function states, kept in a spill.Store: once the budget is
-//     over, its chunks go to an unlinked zstd temp file in TmpDir and come
-//     back through the Store's bounded cache for the final merge.
+//   - saved function states, kept in a spill.Store: once the live heap
+//     passes half the soft limit (coldAt), its chunks go to an unnamed zstd
+//     temp file in TmpDir and come back, in order, for the final merge;
+//   - the old dedup table while Finish rebuilds it, spilled as written
+//     past the same threshold.
 //
-// The Go runtime's soft limit is set to the limit minus runtimeOverhead,
-// so the collector runs harder rather than let the heap grow past it.
+// Besides, the budget watches the live heap: past heapFraction of the soft
+// limit the spillers are asked to spill after each unit (afterUnit), and
+// past holdFraction a unit waits for those in flight; the units in flight
+// are capped to the room the limit leaves beside the floor (check), and
+// the limit decides how many of the -j jobs run. What the plan sizes from
+// the limit: the page cache, the reader's string and abbreviation caches,
+// the arenas kept for reuse, the workers' name caches. spill/doc.go says
+// what spills, when, and what it costs; memFloor is the smallest limit.
+//
+// The Go runtime's soft limit is set to the limit minus runtimeOverhead
+// and a 32nd, so the collector runs harder rather than let the heap grow
+// past it.
 
 import (
 	"bufio"
@@ -30,6 +42,7 @@ import (
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/outfile"
 )
 
 // DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
@@ -54,7 +67,7 @@ func SoftLimit(memLimit int64) int64 {
 	case memLimit < 0:
 		return -1
 	}
-	return max(memLimit-runtimeOverhead-memLimit/16, memLimit/4)
+	return max(memLimit-runtimeOverhead-memLimit/32, memLimit/4)
 }
 
 // totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
@@ -75,11 +88,13 @@ func totalRAM() int64 {
 }
 
 const (
-	// runtimeOverhead is what the process holds outside the Go heap:
-	// binary text and data, thread stacks, GC metadata (measured: about
-	// 7 MiB resident on amd64). The soft limit is the limit minus this
-	// and minus a sixteenth of the limit for heap fragmentation.
-	runtimeOverhead = 8 << 20
+	// runtimeOverhead is what the process holds outside the memory the
+	// Go runtime manages (which its soft limit covers: heap, stacks, GC
+	// metadata): the binary's text and data. Measured on amd64 as VmRSS
+	// minus the runtime's total less released memory: 0.9-1.7 MiB on the
+	// vmlinux at 32M-46M. The soft limit is the limit minus this and
+	// minus a 32nd of the limit for what the runtime frees late.
+	runtimeOverhead = 3 << 20
 	// dedupFactor scales the dedup table's BTF bytes to its whole
 	// footprint (hash indexes, canonical maps, grown slices).
 	dedupFactor = 3
@@ -88,29 +103,52 @@ const (
 	// (measured: 16-18 MiB accounted at a 40 MiB live heap), the rest
 	// being per-unit conversion state and garbage between collections.
 	spillFraction = 0.30
-	// minWorking is what a run needs besides the largest arena and the
-	// tables: the runtime overhead, one unit's conversion state and the
-	// garbage between collections.
-	minWorking = runtimeOverhead + 12<<20
+	// heapFraction is where stores start spilling as a fraction of the
+	// Go soft limit, measured on the live heap (what the last collection
+	// found reachable): above it the collector would run nearly
+	// continuously.
+	heapFraction = 0.75
+	// coldFraction is where data that nothing reads before the end (the
+	// function states) spills, as a fraction of the soft limit: writing
+	// it out costs little, and its room is better used by the tables.
+	coldFraction = 0.5
+	// holdFraction is the live heap, as a fraction of the soft limit, at
+	// which a unit waits for the units in flight to be merged before its
+	// arena is read (-j N shrinks towards one unit in flight).
+	holdFraction = 0.85
+	// minWorking is what a run needs besides the largest arena, the
+	// tables and the page cache: the runtime overhead and the runtime's
+	// own metadata, the garbage between collections, one unit's
+	// conversion state, the function names, the reader's small caches.
+	minWorking = runtimeOverhead + 8<<20
 	// baseFactor scales a module's base BTF bytes (types and strings) to
 	// what it holds in memory: the parsed Spec with its string index and
 	// the dedup index over it (measured with the 6.12 vmlinux as base, 4.5
 	// MiB: tcp_bbr.ko, the smallest module, peaks at 39 MiB, of which 21
 	// are the working set).
 	baseFactor = 4
-	// tableShare estimates the dedup table and saved state at the end of
-	// a run from the .debug_info size (vmlinux: 209 MB of .debug_info,
-	// about 20 MiB of tables), capped at maxTables (deduplication makes
-	// it grow far slower than the input).
-	tableShare = 10
+	// tableShare estimates the dedup table at its largest (after the
+	// function merge) with its hash state and the function states' keys,
+	// from the .debug_info size (the 6.12 cloud vmlinux: 209 MB of
+	// .debug_info, 12.5 MiB of table at 109k types), capped at maxTables
+	// (deduplication makes it grow far slower than the input). What is
+	// cold spills (spill/doc.go), so it need not be held besides.
+	tableShare = 15
 	maxTables  = 24 << 20
+	// kernelTables: a kernel's table is about the same size whatever
+	// its .debug_info (the 6.1 cloud vmlinux, 163 MB of it, peaks as high
+	// as the 6.12 one, 210 MB: its units leave more near-duplicates until
+	// Finish), so a large input counts at least this much, reached at
+	// kernelShare of its .debug_info.
+	kernelTables = 29 << 19 // 14.5 MiB
+	kernelShare  = 8
 )
 
 // memPlan is the budget of one run and what it derived from it.
 type memPlan struct {
 	budget     *spill.Budget
 	limit      int64 // 0: unlimited
-	tmpDir     string
+	spillAll   bool  // EncodeOptions.spillAll
 	cacheBytes int64
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
@@ -125,10 +163,19 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	case limit < 0:
 		limit = 0
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, tmpDir: opts.TmpDir, cacheBytes: cacheBytesFor(limit)}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, cacheBytes: cacheBytesFor(limit)}
+	// Spill files have no name (O_TMPFILE where it works): nothing is
+	// left behind, even by SIGKILL.
+	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)
 	if limit > 0 {
-		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/16)
+		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/32)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
+		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
+		m.budget.SetHeapCeiling(int64(float64(SoftLimit(limit)) * holdFraction))
+		if opts.spillAll {
+			m.spillAll = true
+			m.budget.SetHeapTarget(1)
+		}
 	} else {
 		m.prevLimit = debug.SetMemoryLimit(-1)
 	}
@@ -147,6 +194,58 @@ func (m *memPlan) reserveRuntime(n int64) func() {
 	cur := debug.SetMemoryLimit(-1)
 	debug.SetMemoryLimit(max(cur-n, m.limit/4))
 	return func() { debug.SetMemoryLimit(cur) }
+}
+
+// nameCacheBits sizes each worker's name cache (encode.Config).
+func (m *memPlan) nameCacheBits() uint8 { return nameCacheBitsFor(m.limit) }
+
+// nameCacheBitsFor is the name cache of a limit (0: none): 32-byte slots
+// taking at most a 128th of it, 1<<12 to 1<<15 of them (1<<15 without a
+// limit, the encoder's default).
+func nameCacheBitsFor(limit int64) uint8 {
+	if limit <= 0 {
+		return 15
+	}
+	bits := uint8(12)
+	for bits < 15 && int64(32)<<(bits+1) <= limit/128 {
+		bits++
+	}
+	return bits
+}
+
+// workerBytes estimates what each decoding job beyond the first adds:
+// its name cache (32-byte slots and the names, 1<<nameBits of them), the
+// buffers it sizes by the largest unit it meets (conversion tables,
+// dedup's preparation state, a reused batch) and the batches it keeps
+// queued for the merger, in all about one more arena of the largest unit
+// (measured on the 6.12 cloud vmlinux: -j2 holds its limit from 6 MiB
+// above -j1's floor).
+func workerBytes(largest uint64, nameBits uint8) int64 {
+	return 48<<nameBits + dwarfread.ArenaEstimate(largest)
+}
+
+// arenaKeep is the largest unit arena the reader keeps for reuse (0:
+// all): under a limit a 32nd of it (1 MiB at 32M: the arenas of units up
+// to about 170 KB, most of a kernel's). A larger unit gets an arena sized
+// for it at once and freed after use, instead of each job keeping one as
+// large as the largest unit it met for the rest of the run.
+func (m *memPlan) arenaKeep() uint64 {
+	if m.limit <= 0 {
+		return 0
+	}
+	return uint64(m.limit / 32)
+}
+
+// coldAt is the live heap at which cold data spills (coldFraction of the
+// soft limit; 0 without a limit).
+func (m *memPlan) coldAt() int64 {
+	if m.limit <= 0 {
+		return 0
+	}
+	if m.spillAll {
+		return 1
+	}
+	return int64(float64(SoftLimit(m.limit)) * coldFraction)
 }
 
 // ErrMemLimit is returned when the limit is too small to make progress.
@@ -171,15 +270,30 @@ func cacheBytesFor(limit int64) int64 {
 // -j1: 46M for vmlinux, peak RSS 47.6 MiB.)
 func memFloor(largest, infoSize uint64, baseBytes int64, jobs int) int64 {
 	const mib = 1 << 20
-	fixed := int64(max(jobs, 1))*dwarfread.ArenaEstimate(largest) + minWorking +
-		min(int64(infoSize)/tableShare, maxTables) + baseFactor*baseBytes
-	// The cache grows with the limit (by at most a 32nd of it), so the
-	// first whole MiB that holds fixed plus its own cache is the floor.
-	floor := (fixed + cacheBytesFor(fixed) + mib - 1) / mib * mib
-	for fixed+cacheBytesFor(floor) > floor {
+	// What a plan at limit l needs. One arena of the largest unit,
+	// whatever the jobs: the plan caps the units in flight to the room
+	// the limit leaves (flightCap), so at the floor two large units are
+	// never decoded at once. Each job beyond the first keeps its own
+	// state (workerBytes); the name caches and the page cache grow with
+	// the limit.
+	need := func(l int64) int64 {
+		return dwarfread.ArenaEstimate(largest) + int64(max(jobs, 1)-1)*workerBytes(largest, nameCacheBitsFor(l)) +
+			minWorking + tablesFor(infoSize) + baseFactor*baseBytes + cacheBytesFor(l)
+	}
+	// need grows with l by less than l does: the first whole MiB that
+	// holds its own need is the floor.
+	floor := (need(mib) + mib - 1) / mib * mib
+	for need(floor) > floor {
 		floor += mib
 	}
 	return floor
+}
+
+// tablesFor estimates the table at its largest for infoSize bytes of
+// .debug_info (tableShare, kernelTables, maxTables).
+func tablesFor(infoSize uint64) int64 {
+	n := int64(infoSize)
+	return min(max(n/tableShare, min(n/kernelShare, kernelTables)), maxTables)
 }
 
 // baseBytes is the size of a base BTF's types and strings (0 for none).
@@ -192,9 +306,10 @@ func baseBytes(base *btf.Spec) int64 {
 }
 
 // MemFloor returns the smallest EncodeOptions.MemLimit with which
-// EncodeFile takes the file at path with opts.Jobs decoders over opts.Base
-// (0: no floor is known, as for a compressed .debug_info). It reads the
-// ELF headers and the unit headers of .debug_info only.
+// EncodeFile takes the file at path over opts.Base (0: no floor is known,
+// as for a compressed .debug_info), whatever opts.Jobs: below the floor of
+// opts.Jobs jobs fewer run (EncodeStats.Jobs). It reads the ELF headers
+// and the unit headers of .debug_info only.
 func MemFloor(path string, opts EncodeOptions) (int64, error) {
 	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: 256 << 10})
 	if err != nil {
@@ -212,33 +327,41 @@ func fileMemFloor(f *dwarfread.File, opts EncodeOptions) (int64, error) {
 	if err != nil || largest == 0 {
 		return 0, err
 	}
-	return memFloor(largest, f.Info().Size, baseBytes(opts.Base), opts.Jobs), nil
+	return memFloor(largest, f.Info().Size, baseBytes(opts.Base), 1), nil
 }
 
 // check fails early, before any unit is decoded, when the limit is below
-// the file's floor (memFloor), naming the floor. It reads only the unit
-// headers of .debug_info.
-func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) error {
-	if m.limit <= 0 {
-		return nil
+// the file's floor (memFloor with one job), naming the floor. Otherwise it
+// returns how many of opts.Jobs jobs the limit holds (memFloor of that
+// many; the output is the same for any number) and caps the units in
+// flight to the room the limit leaves beside the rest of that floor. It
+// reads only the unit headers of .debug_info.
+func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
+	jobs := max(opts.Jobs, 1)
+	if m.limit <= 0 || f.Info() == nil {
+		return jobs, nil
 	}
-	jobs := opts.Jobs
-	floor, err := fileMemFloor(f, opts)
-	if err != nil || m.limit >= floor {
-		return err
+	largest, err := f.LargestUnit()
+	if err != nil || largest == 0 {
+		return jobs, err
 	}
-	largest, _ := f.LargestUnit()
-	fewer := ""
-	if jobs > 1 {
-		fewer = " (or fewer -j jobs)"
+	info, base := f.Info().Size, baseBytes(opts.Base)
+	if floor := memFloor(largest, info, base, 1); m.limit < floor {
+		return 0, fmt.Errorf("%w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
+			ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
 	}
-	return fmt.Errorf("%w: --mem-limit %s cannot hold %d of the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more%s",
-		ErrMemLimit, spill.FormatSize(m.limit), max(jobs, 1), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor), fewer)
+	for jobs > 1 && memFloor(largest, info, base, jobs) > m.limit {
+		jobs--
+	}
+	arena := dwarfread.ArenaEstimate(largest)
+	m.budget.SetFlightCap(max(arena, m.limit-memFloor(largest, info, base, jobs)+arena))
+	return jobs, nil
 }
 
 // afterUnit re-accounts the dedup table and the function states after a
-// batch, and spills the states when the budget is over.
-func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) {
+// batch, then has the budget's spillers, coldest first, spill while it
+// is over. It runs on the merging goroutine, between units.
+func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) error {
 	d := int64(0)
 	if table != nil {
 		d = dedupFactor * (12*int64(table.Len()) + int64(table.Strings().Len()))
@@ -248,4 +371,6 @@ func (m *memPlan) afterUnit(table *btf.Spec, funcStrs uint32) {
 	s := funcStrs
 	m.budget.Add(int64(s) - m.funcsAcct)
 	m.funcsAcct = int64(s)
+	_, err := m.budget.Relieve()
+	return err
 }

@@ -74,6 +74,9 @@ type EncodeOptions struct {
 
 	// noDedup skips deduplication (tests comparing type sets only).
 	noDedup bool
+	// spillAll makes every store spill as soon as it can, whatever the
+	// heap (tests: the output must not change).
+	spillAll bool
 }
 
 // Progress is how far an encoding is: units of .debug_info done (encoded,
@@ -108,6 +111,10 @@ type EncodeStats struct {
 	Spilled int64
 	// PeakAccounted is the most memory the budget accounted at once.
 	PeakAccounted int64
+	// Jobs is how many jobs ran: EncodeOptions.Jobs, or fewer when the
+	// memory limit holds only fewer (memory comes first; the output is the
+	// same for any number).
+	Jobs int
 }
 
 // EncodeFile reads the DWARF of the ELF file at path (vmlinux, .ko or .o)

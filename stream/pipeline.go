@@ -53,7 +53,8 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	// collector gets that much less room under a limit (the first
 	// worker's is in the plan's working set, as the single encoder's
 	// always was).
-	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(f))()
+	largest, _ := f.LargestUnit()
+	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(largest, mem.nameCacheBits()))()
 	var runErr error
 	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)
@@ -139,7 +140,10 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 			runErr = err
 			return false
 		}
-		mem.afterUnit(m.Table(), m.FuncStringsLen())
+		if err := mem.afterUnit(m.Table(), m.FuncStringsLen()); err != nil {
+			runErr = err
+			return false
+		}
 		progress.unit(j.off, j.n)
 		return true
 	}, func(j *unitJob) {
@@ -154,15 +158,6 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	// others skipped (not compile units) above.
 	stats.SkippedCUs += ur.Skipped()
 	return runErr
-}
-
-// workerBytes estimates what a worker keeps between units: its name cache
-// (1 MiB) and buffers sized by the largest unit it meets (conversion
-// tables, dedup's preparation state, a reused batch: about twice the
-// unit's .debug_info bytes, measured on the 6.12 vmlinux).
-func workerBytes(f *dwarfread.File) int64 {
-	largest, _ := f.LargestUnit()
-	return 1<<20 + 2*int64(largest)
 }
 
 // Pipeline stages, as pprof labels ("stage"), so a CPU profile tells the

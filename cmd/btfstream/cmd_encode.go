@@ -125,7 +125,7 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		return fail(1, "%v", err)
 	}
 	if (f.summary || f.verbose) && !f.quiet {
-		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, size, time.Since(start)))
+		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, opts.Jobs, size, time.Since(start)))
 	}
 	return 0
 }
@@ -149,7 +149,7 @@ func checkOutput(in, detached string) error {
 // summaryLine is the one-line report:
 //
 //	btfstream: vmlinux: 157632 types (INT 20, PTR 11000, ...), 61000 funcs, 5.2 MiB BTF, 41.3s, peak RSS 310 MiB
-func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, size int, d time.Duration) string {
+func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, jobs, size int, d time.Duration) string {
 	var kinds []string
 	for k, n := range st.KindCounts {
 		if n > 0 {
@@ -160,9 +160,13 @@ func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, size int, d 
 	if kb := peakRSSKiB(); kb > 0 {
 		rss = fmt.Sprintf("%.1f MiB", float64(kb)/1024)
 	}
-	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, peak accounted %s, spilled %d bytes",
+	ran := ""
+	if st.Jobs > 0 && st.Jobs < jobs {
+		ran = fmt.Sprintf(", %d of %d jobs (the memory limit holds %d)", st.Jobs, jobs, st.Jobs)
+	}
+	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, peak accounted %s, spilled %d bytes%s",
 		in, spec.Len(), strings.Join(kinds, ", "), st.Funcs, st.Vars, st.CUs, size, d.Seconds(), rss,
-		spill.FormatSize(st.PeakAccounted), st.Spilled)
+		spill.FormatSize(st.PeakAccounted), st.Spilled, ran)
 }
 
 // peakRSSKiB returns VmHWM from /proc/self/status, or 0.

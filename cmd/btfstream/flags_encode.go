@@ -140,7 +140,7 @@ func featureFlag(fs *pflag.FlagSet, v *featureValue, name, usage string) {
 // vmlinuxFloorExample is what stream.MemFloor gives for Debian's 6.12
 // cloud-amd64 vmlinux at -j1; e2e/memfloor_test.go checks it against the
 // kernel and that the run succeeds at that limit.
-const vmlinuxFloorExample = "46M"
+const vmlinuxFloorExample = "32M"
 
 // A command line without content flags encodes what Linux 6.12's
 // scripts/Makefile.btf asks for: its --btf_features list
@@ -169,12 +169,13 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	}
 	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget (`SIZE`): bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
 		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
-		"about 5% of it; function states spill to --tmpdir when it is reached. A limit below what FILE\n"+
-		"needs at this -j (one largest compile unit per job, tables, the base) is refused before the\n"+
-		"encoding starts, naming the smallest that works, which --mem-floor prints\n"+
+		"about 5% of it: what is cold (function states, the old table while it is rebuilt) spills to\n"+
+		"--tmpdir, and -j N runs fewer jobs when the limit holds fewer. A limit below what FILE needs\n"+
+		"(its largest compile unit, the tables, the base) is refused before the encoding starts,\n"+
+		"naming the smallest that works, which --mem-floor prints\n"+
 		"(Debian's 6.12 cloud vmlinux: "+vmlinuxFloorExample+" at -j1)")
-	fs.BoolVar(&f.memFloor, "mem-floor", false, "print the smallest --mem-limit that works for FILE at this -j (and --btf_base), and exit")
-	fs.StringVar(&f.tmpDir, "tmpdir", "", "`DIR` for spill files when the budget is exceeded (default $TMPDIR); files are unlinked at creation")
+	fs.BoolVar(&f.memFloor, "mem-floor", false, "print the smallest --mem-limit that works for FILE (and --btf_base), and exit")
+	fs.StringVar(&f.tmpDir, "tmpdir", "", "`DIR` for spill files when the budget is exceeded (default $TMPDIR); they have no name (O_TMPFILE where it works), so nothing is left behind")
 	fs.BoolVar(&f.summary, "summary", false, "print one line to stderr: types by kind, functions, bytes, time, peak RSS")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr (`WHEN`): auto (when stderr is a terminal), always, never")
 	return fs

@@ -74,6 +74,13 @@ func (c *abbrevCache) get(k abbrevKey) *abbrevTable {
 	return c.m[k]
 }
 
+// drop empties the cache.
+func (c *abbrevCache) drop() {
+	c.mu.Lock()
+	c.m, c.order = nil, nil
+	c.mu.Unlock()
+}
+
 func (c *abbrevCache) put(k abbrevKey, t *abbrevTable) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -123,6 +123,23 @@ func TestSampleBothOrders(t *testing.T) {
 	}
 }
 
+// TestDropCaches: after DropCaches a file decodes the same, without its
+// string, abbreviation and page caches.
+func TestDropCaches(t *testing.T) {
+	order := binary.LittleEndian
+	ab, in, str := sampleDWARF(order, 0x1d)
+	f := openBytes(t, "sample", dwarfELF(order, ab, in, str))
+	defer f.Close()
+	want := strings.Join(collect(t, f, UnitOptions{}), "\n")
+	f.DropCaches()
+	if f.strs != nil {
+		t.Error("string cache kept")
+	}
+	if got := strings.Join(collect(t, f, UnitOptions{}), "\n"); got != want {
+		t.Errorf("after DropCaches:\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestLangExclude(t *testing.T) {
 	order := binary.LittleEndian
 	abC, inC, str := sampleDWARF(order, 0x1d)

@@ -17,6 +17,12 @@ type Options struct {
 	CacheBytes int64
 	// Name is used in error messages instead of the path.
 	Name string
+	// ArenaKeep: a unit's arena with a larger footprint (bytes) is freed
+	// when the unit is released instead of kept for the next unit (0:
+	// every arena is kept). With -j N each decoder's arena grows to the
+	// largest unit it met and stays that big; under a small memory limit
+	// only the common sizes should stay.
+	ArenaKeep uint64
 }
 
 // DWARF sections read at random through paged readers.
@@ -48,7 +54,7 @@ type File struct {
 	secErr  [numSecs]error
 
 	abbrevCache abbrevCache
-	strs        strCache // .debug_str strings by offset (strcache.go)
+	strs        *strCache // .debug_str strings by offset (strcache.go); nil after DropCaches
 	pool        arena.Pool
 }
 
@@ -61,6 +67,8 @@ func Open(path string, opts Options) (*File, error) {
 	}
 	f := New(e)
 	f.own = true
+	f.sizeCaches(opts.CacheBytes)
+	f.pool.MaxKeep = opts.ArenaKeep
 	return f, nil
 }
 
@@ -68,7 +76,7 @@ func Open(path string, opts Options) (*File, error) {
 // not close e.
 func New(e *elffile.File) *File {
 	f := &File{name: e.Name(), elf: e}
-	f.abbrevCache.max = 64
+	f.sizeCaches(0)
 	for i := range e.Sections {
 		s := &e.Sections[i]
 		switch s.Name {
@@ -88,6 +96,28 @@ func New(e *elffile.File) *File {
 		f.info, f.types = f.types[0], f.types[1:]
 	}
 	return f
+}
+
+// sizeCaches sizes the string and abbreviation caches for a page cache of
+// cacheBytes (0: the default, 4 MiB): with a small memory limit they
+// shrink with it (a 32 MiB limit gives a 1 MiB page cache, 16k string
+// slots and 16 abbreviation tables, about 1.2 MiB in all, where the
+// defaults hold about 5 MiB).
+func (f *File) sizeCaches(cacheBytes int64) {
+	f.strs = newStrCache(strCacheBitsFor(cacheBytes))
+	f.abbrevCache.max = 64
+	if cacheBytes > 0 {
+		f.abbrevCache.max = int(min(max(cacheBytes/(64<<10), 8), 64))
+	}
+}
+
+// DropCaches releases the string, abbreviation and page caches once the
+// units are read: decoding still works, without them. Not safe to call
+// while other goroutines decode.
+func (f *File) DropCaches() {
+	f.strs = nil
+	f.abbrevCache.drop()
+	f.elf.DropCache()
 }
 
 // Close releases the file (if Open opened it) and the page cache.

@@ -5,8 +5,23 @@ import (
 	"unsafe"
 )
 
-// strCacheBits sizes the .debug_str string cache: 1<<strCacheBits slots.
+// strCacheBits sizes the .debug_str string cache: 1<<strCacheBits slots
+// with the default page cache; smaller caches get fewer (strCacheBitsFor).
 const strCacheBits = 16
+
+// strCacheBitsFor sizes the string cache from the page cache's bytes: a
+// 64th of them in slots, 1<<10 to 1<<16 (a 4 MiB page cache gets 1<<16;
+// 1 MiB, as a 32 MiB --mem-limit gives, 1<<14: 384 KiB of slots).
+func strCacheBitsFor(cacheBytes int64) uint8 {
+	if cacheBytes <= 0 {
+		return strCacheBits
+	}
+	bits := uint8(10)
+	for bits < strCacheBits && int64(1)<<(bits+1)*64 <= cacheBytes {
+		bits++
+	}
+	return bits
+}
 
 // strCache memoizes .debug_str strings as Go strings, by section offset.
 //
@@ -32,10 +47,11 @@ const strCacheBits = 16
 // TestStrCacheABA.) The data pointer keeps the string's memory alive while
 // cached.
 //
-// Memory: 1<<16 slots of 24 bytes (1.5 MiB) plus the cached strings'
-// bytes.
+// Memory: 1<<bits slots of 24 bytes (1.5 MiB at the default 1<<16) plus
+// the cached strings' bytes. A nil *strCache caches nothing.
 type strCache struct {
-	slots [1 << strCacheBits]strSlot
+	slots []strSlot
+	shift uint8 // 64 - bits
 	// hook, in tests only, runs between a reader's loads (step 1: after
 	// the key, step 2: after the pointer), so a test can interleave writes
 	// deterministically.
@@ -49,13 +65,20 @@ type strSlot struct {
 	p   atomic.Pointer[byte]
 }
 
-func strCacheSlot(off uint64) uint32 {
-	return uint32((off * 0x9E3779B97F4A7C15) >> (64 - strCacheBits))
+func newStrCache(bits uint8) *strCache {
+	return &strCache{slots: make([]strSlot, 1<<bits), shift: 64 - bits}
+}
+
+func (c *strCache) slot(off uint64) uint32 {
+	return uint32((off * 0x9E3779B97F4A7C15) >> c.shift)
 }
 
 // get returns the cached string at off, if any.
 func (c *strCache) get(off uint64) (string, bool) {
-	slot := &c.slots[strCacheSlot(off)]
+	if c == nil {
+		return "", false
+	}
+	slot := &c.slots[c.slot(off)]
 	s1 := slot.seq.Load()
 	if s1&1 != 0 {
 		return "", false
@@ -81,10 +104,10 @@ func (c *strCache) get(off uint64) (string, bool) {
 // the slot. Offsets and lengths that do not fit 32 bits (never in
 // practice) and empty strings are not cached.
 func (c *strCache) put(off uint64, s string) {
-	if off >= 1<<32-1 || len(s) == 0 || uint64(len(s)) >= 1<<32 {
+	if c == nil || off >= 1<<32-1 || len(s) == 0 || uint64(len(s)) >= 1<<32 {
 		return
 	}
-	slot := &c.slots[strCacheSlot(off)]
+	slot := &c.slots[c.slot(off)]
 	seq := slot.seq.Load()
 	if seq&1 != 0 || !slot.seq.CompareAndSwap(seq, seq+1) {
 		return

@@ -7,11 +7,11 @@ import (
 	"unsafe"
 )
 
-// collidingOffsets returns two .debug_str offsets that share a slot.
-func collidingOffsets(t *testing.T) (a, b uint64) {
+// collidingOffsets returns two .debug_str offsets that share a slot of c.
+func collidingOffsets(t *testing.T, c *strCache) (a, b uint64) {
 	a = 100
 	for b = a + 1; b < 1<<24; b++ {
-		if strCacheSlot(b) == strCacheSlot(a) {
+		if c.slot(b) == c.slot(a) {
 			return a, b
 		}
 	}
@@ -26,9 +26,9 @@ func collidingOffsets(t *testing.T) (a, b uint64) {
 // which restores the key the reader saw first. The reader then holds B's
 // pointer with A's length. It must miss instead (or return A).
 func TestStrCacheABA(t *testing.T) {
-	offA, offB := collidingOffsets(t)
+	c := newStrCache(strCacheBits)
+	offA, offB := collidingOffsets(t, c)
 	strA, strB := strings.Repeat("a", 16), strings.Repeat("b", 16)
-	var c strCache
 	c.put(offA, strA)
 	c.hook = func(step int) {
 		switch step {
@@ -52,9 +52,9 @@ func TestStrCacheABA(t *testing.T) {
 // TestStrCacheConcurrent hammers a few slots from several goroutines;
 // every hit must be the string of its offset (run it with -race too).
 func TestStrCacheConcurrent(t *testing.T) {
-	offA, offB := collidingOffsets(t)
+	c := newStrCache(10)
+	offA, offB := collidingOffsets(t, c)
 	want := map[uint64]string{offA: strings.Repeat("A", 40), offB: "B"}
-	var c strCache
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)
@@ -79,5 +79,23 @@ func TestStrCacheConcurrent(t *testing.T) {
 func TestStrSlotSize(t *testing.T) {
 	if s := unsafe.Sizeof(strSlot{}); s != 24 {
 		t.Errorf("sizeof(strSlot) = %d, want 24", s)
+	}
+}
+
+// TestStrCacheBitsFor: the string cache shrinks with the page cache,
+// within 1<<10 and 1<<16 slots.
+func TestStrCacheBitsFor(t *testing.T) {
+	for _, tc := range []struct {
+		cache int64
+		bits  uint8
+	}{{0, 16}, {4 << 20, 16}, {64 << 20, 16}, {1 << 20, 14}, {256 << 10, 12}, {1, 10}} {
+		if got := strCacheBitsFor(tc.cache); got != tc.bits {
+			t.Errorf("strCacheBitsFor(%d) = %d, want %d", tc.cache, got, tc.bits)
+		}
+	}
+	var c *strCache // dropped: caches nothing
+	c.put(1, "x")
+	if _, ok := c.get(1); ok {
+		t.Error("nil cache hit")
 	}
 }

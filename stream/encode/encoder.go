@@ -46,17 +46,22 @@ type Config struct {
 	Features Features
 	// Verbose, when non-nil, receives one line per skipped item.
 	Verbose func(msg string)
+	// NameCacheBits sizes each worker's cache of .debug_str names: 1<<n
+	// slots of 32 bytes and the names they hold (0: 1<<15, 1 MiB; a
+	// small memory limit asks for less).
+	NameCacheBits uint8
 }
 
 // Encoder holds what every unit of a file needs: the symbol tables, the
 // location list reader, the sections. It is read-only once made, so
 // several Workers may use it at once.
 type Encoder struct {
-	feat  Features
-	le    bool
-	addr  uint32 // address size
-	funcs funcCtx
-	vars  *varCtx
+	feat     Features
+	nameBits uint8
+	le       bool
+	addr     uint32 // address size
+	funcs    funcCtx
+	vars     *varCtx
 }
 
 // Batch is one unit encoded, self-contained: it refers to nothing outside
@@ -106,7 +111,7 @@ func (b *Batch) Bytes() int64 {
 // (ReadSymbols, then MarkKfuncs with decl_tag_kfuncs).
 func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 	feat := cfg.Features
-	e := &Encoder{feat: feat, le: f.ByteOrder() == binary.LittleEndian, addr: 8}
+	e := &Encoder{feat: feat, le: f.ByteOrder() == binary.LittleEndian, addr: 8, nameBits: cfg.NameCacheBits}
 	if !f.Class64() {
 		e.addr = 4
 	}
@@ -130,7 +135,7 @@ type Worker struct {
 }
 
 // NewWorker returns a worker; use one per goroutine.
-func (e *Encoder) NewWorker() *Worker { return &Worker{e: e, names: newNameCache()} }
+func (e *Encoder) NewWorker() *Worker { return &Worker{e: e, names: newNameCache(e.nameBits)} }
 
 // Skip reports whether a unit is not encoded: only compile and partial
 // units are (type units are not).

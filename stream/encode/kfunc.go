@@ -77,8 +77,7 @@ func MarkKfuncs(f *elffile.File, es *Symbols) error {
 						Msg: fmt.Sprintf("flags of kfunc %q outside the section", name), Err: elffile.ErrFormat}
 				}
 				if i := es.funcs.find(name); i >= 0 {
-					es.funcs.recs[i].flags |= funcKfunc
-					es.funcs.recs[i].aux = flags
+					es.funcs.markKfunc(i, flags)
 				}
 				break
 			}

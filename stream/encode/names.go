@@ -18,6 +18,7 @@ import (
 type nameCache struct {
 	slots []nameSlot
 	gen   uint32
+	shift uint8 // 32 - bits
 }
 
 // nameSlot is one cache entry: 32 bytes on 64-bit hosts, 20 on 32-bit.
@@ -28,9 +29,16 @@ type nameSlot struct {
 	s   string
 }
 
-const nameCacheBits = 15 // 32768 slots: 1 MiB on 64-bit hosts
+// nameCacheBits is the default size of a worker's name cache: 1<<15
+// slots, 1 MiB on 64-bit hosts (Config.NameCacheBits may ask for less).
+const nameCacheBits = 15
 
-func newNameCache() *nameCache { return &nameCache{slots: make([]nameSlot, 1<<nameCacheBits), gen: 1} }
+func newNameCache(bits uint8) *nameCache {
+	if bits == 0 || bits > 24 {
+		bits = nameCacheBits
+	}
+	return &nameCache{slots: make([]nameSlot, 1<<bits), gen: 1, shift: 32 - bits}
+}
 
 // next starts a new batch: every slot's offset becomes stale.
 func (nc *nameCache) next() {
@@ -60,7 +68,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	key := uint32(off) + 1
 	nc := c.names
-	slot := &nc.slots[(key*0x9E3779B1)>>(32-nameCacheBits)]
+	slot := &nc.slots[(key*0x9E3779B1)>>nc.shift]
 	if slot.key == key {
 		if slot.gen != nc.gen {
 			slot.gen, slot.off = nc.gen, strs.Append(slot.s)

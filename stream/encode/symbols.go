@@ -15,14 +15,12 @@ import (
 type symRec struct {
 	off, n uint32 // name bytes: names[off : off+n]
 	addr   uint64
-	aux    uint32 // elfFuncs: kfunc flags; objSyms: section index
-	flags  uint32 // elfFuncs: funcAmbiguous | funcKfunc
+	aux    uint32 // objSyms: section index
+	flags  uint32 // elfFuncs while built: funcAmbiguous
 }
 
-const (
-	funcAmbiguous = 1 << 0 // symbols of this name sit at different addresses
-	funcKfunc     = 1 << 1 // listed in a BTF_SET8_KFUNCS set
-)
+// funcAmbiguous flags a name whose symbols sit at different addresses.
+const funcAmbiguous = 1 << 0
 
 // symTable is a table of symbol names sorted by name (ties in symbol
 // order), kept as one byte buffer and fixed-size records: no string or
@@ -46,45 +44,23 @@ func (t *symTable) nameBytes(i int) []byte {
 func (t *symTable) name(i int) string { return string(t.nameBytes(i)) }
 
 // sort orders the records by name, stably, and rewrites the name bytes in
-// that order (dropping repeats when dedup is set, keeping the first of
-// each name and flagging funcAmbiguous as pahole 1.31's
-// elf_function__has_ambiguous_address does: in symbol order, a symbol
-// whose address differs from the last one seen, where an address of 0
-// counts as none seen yet; so in an ET_REL file, where the first function
-// of a section sits at 0, [0, 0x60] is not ambiguous but [0x60, 0] is).
-// pahole checks each name when the next name begins, so the last name of
-// the table is never flagged; that is kept too.
-func (t *symTable) sort(dedup bool) {
+// that order, records of one name sharing its bytes.
+func (t *symTable) sort() {
 	slices.SortStableFunc(t.recs, func(a, b symRec) int {
 		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
 	})
 	names := make([]byte, 0, len(t.names))
-	out := t.recs[:0]
-	var last []byte
-	var seen uint64 // address of the name's last symbol; 0: none yet
-	for _, r := range t.recs {
+	for i := range t.recs {
+		r := &t.recs[i]
 		nb := t.names[r.off : r.off+r.n]
-		if dedup && len(out) > 0 && bytes.Equal(nb, last) {
-			if seen != 0 && seen != r.addr {
-				out[len(out)-1].flags |= funcAmbiguous
-			} else {
-				seen = r.addr
-			}
-			continue
-		}
-		last, seen = nb, r.addr
-		if len(out) > 0 && bytes.Equal(nb, names[out[len(out)-1].off:]) {
-			r.off = out[len(out)-1].off // same name: share the bytes
+		if i > 0 && bytes.Equal(nb, names[t.recs[i-1].off:]) {
+			r.off = t.recs[i-1].off // same name: share the bytes
 		} else {
 			r.off = uint32(len(names))
 			names = append(names, nb...)
 		}
-		out = append(out, r)
 	}
-	if dedup && len(out) > 0 {
-		out[len(out)-1].flags &^= funcAmbiguous
-	}
-	t.names, t.recs = bytes.Clone(names), slices.Clone(out) // exact sizes: the table lives all run
+	t.names, t.recs = bytes.Clone(names), slices.Clone(t.recs) // exact sizes: the table lives all run
 }
 
 // span returns the records named name: [lo, hi).
@@ -108,11 +84,20 @@ func (t *symTable) span(name string) (int, int) {
 // bytesSize is the table's memory.
 func (t *symTable) bytesSize() int64 { return int64(cap(t.names)) + 24*int64(cap(t.recs)) }
 
-// elfFuncs is pahole's elf_functions table: one record per function name
+// elfFuncs is pahole's elf_functions table: one entry per function name
 // (the symbol name up to its first '.', every FUNC symbol of that name,
-// ".isra.0", ".constprop.0", ..., folded in), sorted by name; addr is the
-// first symbol's address.
-type elfFuncs struct{ symTable }
+// ".isra.0", ".constprop.0", ..., folded in), sorted by name. While the
+// symbols are read the names sit in a symTable (build); finish turns
+// them into front-coded names (funcNames) and two bitsets, about an
+// eighth of a symTable's 24 bytes per record and the names: the table
+// lives until the function states are merged, through the whole run.
+type elfFuncs struct {
+	build  symTable
+	names  funcNames
+	amb    []uint64          // bitset by index: funcAmbiguous
+	kfunc  []uint64          // bitset by index: funcKfunc
+	kflags map[uint32]uint32 // by index: a kfunc's flags word
+}
 
 // hasNonFuncSuffix reports suffixes that are parts of functions, not
 // functions: ".cold" and ".part" anywhere after the first '.'.
@@ -133,20 +118,73 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		name = name[:i]
 	}
-	fs.add(name, addr, 0)
+	fs.build.add(name, addr, 0)
 }
 
-func (fs *elfFuncs) finish() { fs.sort(true) }
+// finish sorts the names, keeps the first record of each and codes them.
+// A name is ambiguous as pahole 1.31's elf_function__has_ambiguous_address
+// decides: in symbol order, a symbol whose address differs from the last
+// one seen, where an address of 0 counts as none seen yet (so in an
+// ET_REL file, where the first function of a section sits at 0, [0, 0x60]
+// is not ambiguous but [0x60, 0] is). pahole checks each name when the
+// next name begins, so the last name of the table is never flagged; that
+// is kept too. Unlike sort, finish neither lays the names out again nor
+// copies the records: the build table goes right after (at -j N this
+// runs beside the first units).
+func (fs *elfFuncs) finish() {
+	t := &fs.build
+	slices.SortStableFunc(t.recs, func(a, b symRec) int {
+		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
+	})
+	out := t.recs[:0] // in place: out never passes the record read
+	var last []byte
+	var seen uint64 // address of the name's last symbol; 0: none yet
+	for _, r := range t.recs {
+		nb := t.names[r.off : r.off+r.n]
+		if len(out) > 0 && bytes.Equal(nb, last) {
+			if seen != 0 && seen != r.addr {
+				out[len(out)-1].flags |= funcAmbiguous
+			} else {
+				seen = r.addr
+			}
+			continue
+		}
+		last, seen = nb, r.addr
+		r.flags = 0
+		out = append(out, r)
+	}
+	if len(out) > 0 {
+		out[len(out)-1].flags &^= funcAmbiguous // pahole never checks the last name
+	}
+	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] })
+	fs.amb = make([]uint64, (len(out)+63)/64)
+	fs.kfunc = make([]uint64, len(fs.amb))
+	for i := range out {
+		if out[i].flags&funcAmbiguous != 0 {
+			fs.amb[i/64] |= 1 << (i % 64)
+		}
+	}
+	*t = symTable{}
+}
 
-func (fs *elfFuncs) len() int { return len(fs.recs) }
+func (fs *elfFuncs) len() int { return fs.names.n }
 
 // find returns the index of name, or -1.
-func (fs *elfFuncs) find(name string) int {
-	lo, hi := fs.span(name)
-	if lo == hi {
-		return -1
+func (fs *elfFuncs) find(name string) int { return fs.names.find(name) }
+
+// markKfunc flags function i as a kfunc with flags word flags.
+func (fs *elfFuncs) markKfunc(i int, flags uint32) {
+	fs.kfunc[i/64] |= 1 << (i % 64)
+	if fs.kflags == nil {
+		fs.kflags = make(map[uint32]uint32)
 	}
-	return lo
+	fs.kflags[uint32(i)] = flags
+}
+
+func bit(set []uint64, i uint32) bool { return set[i/64]&(1<<(i%64)) != 0 }
+
+func (fs *elfFuncs) bytesSize() int64 {
+	return fs.names.bytesSize() + 8*int64(cap(fs.amb)+cap(fs.kfunc)) + 8*int64(len(fs.kflags))
 }
 
 // objSyms lists the STT_OBJECT symbols by name with their section index
@@ -195,17 +233,17 @@ type Symbols struct {
 
 // FuncSym is what the function merge needs of one function name.
 type FuncSym struct {
-	Name       []byte // shared with the table: do not modify
+	Name       []byte // the caller's buffer (Func)
 	Ambiguous  bool   // symbols of this name sit at different addresses
 	Kfunc      bool   // listed in a BTF_SET8_KFUNCS set
 	KfuncFlags uint32 // its flags word (KF_*)
 }
 
-// Func returns function i (FuncState.Elf).
-func (es *Symbols) Func(i uint32) FuncSym {
-	r := &es.funcs.recs[i]
-	return FuncSym{Name: es.funcs.nameBytes(int(i)), Ambiguous: r.flags&funcAmbiguous != 0,
-		Kfunc: r.flags&funcKfunc != 0, KfuncFlags: r.aux}
+// Func returns function i (FuncState.Elf), its name appended to buf[:0].
+func (es *Symbols) Func(i uint32, buf []byte) FuncSym {
+	fs := &es.funcs
+	return FuncSym{Name: fs.names.appendName(buf[:0], int(i)), Ambiguous: bit(fs.amb, i),
+		Kfunc: bit(fs.kfunc, i), KfuncFlags: fs.kflags[i]}
 }
 
 // BytesSize is the memory the tables hold.
@@ -240,6 +278,6 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 		}
 	}
 	es.funcs.finish()
-	es.objects.sort(false)
+	es.objects.sort()
 	return es, nil
 }

@@ -18,6 +18,7 @@ type funcMerge struct {
 	states []encode.FuncState
 	// arenaAttrs: the attributes feature with decl_tag_kfuncs (arenaProto).
 	arenaAttrs bool
+	nameBuf    []byte // a function's name (Symbols.Func)
 }
 
 // add rewrites a unit's states from its batch's ids and strings (strs) to
@@ -100,7 +101,8 @@ func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec
 			}
 		}
 		s := &st[i]
-		sym := fc.syms.Func(s.Elf)
+		sym := fc.syms.Func(s.Elf, fc.nameBuf)
+		fc.nameBuf = sym.Name
 		keep := !consistent || (!unexpected && !inconsistent && !uncertain && !sym.Ambiguous)
 		i = j
 		if !keep {

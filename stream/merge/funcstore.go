@@ -11,39 +11,57 @@ import (
 )
 
 // funcKey places a saved function state: its ELF function and its record
-// in the store (records are in save order). Size: 12 bytes.
+// in the store (records are in save order). Size: 8 bytes.
 type funcKey struct {
 	elf uint32
 	rec spill.RecordID
-	n   uint32 // record length
 }
 
 // funcStore keeps the saved function states of finished units as compact
 // records (ids and string offsets, uvarint-packed) in a spill.Store, which
-// moves them to a zstd temp file when the budget is over. emitFuncs reads
-// them back in windows of ELF names whose records fit window bytes, each
-// window read in record order, so a spilled store is read sequentially.
+// moves them to a zstd temp file when the budget is over: nothing reads
+// them before the last unit, so they are the first to go (the merger
+// registers the store as the budget's coldest Spiller). emitFuncs reads
+// them back in windows of ELF names whose records fit about window bytes,
+// each window read in record order, so a spilled store is read
+// sequentially. In memory stays one 8-byte key per state.
 type funcStore struct {
-	st     *spill.Store
-	keys   []funcKey
-	window int64
-	buf    []byte
+	st      *spill.Store
+	budget  *spill.Budget
+	keys    []funcKey
+	keysAcc int64 // bytes of keys accounted
+	bytes   int64 // record bytes in all
+	sorted  bool  // keys are sorted by ELF name (sortKeys)
+	window  int64
+	buf     []byte
 }
 
-// newFuncStore returns a store accounted against budget, spilling to
-// tmpDir; limit (0: none) sizes the windows read back.
-func newFuncStore(budget *spill.Budget, limit int64, tmpDir string) *funcStore {
+// newFuncStore returns a store accounted against budget, spilling where
+// the budget's spill files go; limit (0: none) sizes the windows read
+// back.
+func newFuncStore(budget *spill.Budget, limit int64) *funcStore {
+	// A window's states are decoded at once (about 3x their record
+	// bytes), at the peak of the run (the table grows through the merge):
+	// under a limit, a 256th of it, 128 KiB at 32M. Each window reads the
+	// chunks it needs once, in order; more windows cost milliseconds.
 	w := int64(1 << 62)
 	if limit > 0 {
-		w = max(limit/64, 256<<10)
+		w = max(limit/256, 64<<10)
 	}
-	return &funcStore{st: spill.NewStore("function states", tmpDir, budget), window: w}
+	return &funcStore{st: spill.NewStore("function states", budget).Sequential(), budget: budget, window: w}
 }
 
+// close releases the store's memory and spill file; the keys go too.
 func (s *funcStore) close() {
-	if s != nil && s.st != nil {
-		s.st.Close()
+	if s == nil || s.st == nil {
+		return
 	}
+	s.budget.RemoveSpiller(s.st)
+	s.st.Close()
+	s.st = nil
+	s.keys = nil
+	s.budget.Add(-s.keysAcc)
+	s.keysAcc = 0
 }
 
 const (
@@ -78,7 +96,13 @@ func (s *funcStore) put(st *encode.FuncState) error {
 	if err != nil {
 		return err
 	}
-	s.keys = append(s.keys, funcKey{elf: st.Elf, rec: id, n: uint32(len(b))})
+	s.keys = append(s.keys, funcKey{elf: st.Elf, rec: id})
+	s.sorted = false
+	s.bytes += int64(len(b))
+	if a := 8 * int64(cap(s.keys)); a != s.keysAcc {
+		s.budget.Add(a - s.keysAcc)
+		s.keysAcc = a
+	}
 	return nil
 }
 
@@ -129,11 +153,39 @@ func (s *funcStore) get(k funcKey, st *encode.FuncState) error {
 
 // windows calls fn with successive runs of the keys sorted by ELF name
 // (stable: save order within a name), each run ending at a name boundary
-// and holding at most window record bytes (or one name), the states
-// decoded in the same order.
+// and holding about window record bytes at most (records counted at the
+// average size; or one name), the states decoded in the same order.
+// sortKeys sorts the keys by ELF name (stable: save order within a
+// name) and returns how many names there are.
+func (s *funcStore) sortKeys() int {
+	if !s.sorted {
+		slices.SortStableFunc(s.keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
+		s.sorted = true
+	}
+	n := 0
+	for i := range s.keys {
+		if i == 0 || s.keys[i].elf != s.keys[i-1].elf {
+			n++
+		}
+	}
+	return n
+}
+
 func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
+	// The merge that reads them grows the table: under pressure, the
+	// chunks still in memory go first (each is read back once per
+	// window that needs it).
+	if s.budget.Over() {
+		if err := s.st.SpillAll(); err != nil {
+			return err
+		}
+	}
+	s.sortKeys()
 	keys := s.keys
-	slices.SortStableFunc(keys, func(a, b funcKey) int { return int(a.elf) - int(b.elf) })
+	avg := int64(0)
+	if len(keys) > 0 {
+		avg = s.bytes / int64(len(keys))
+	}
 	var states []encode.FuncState
 	var order []int
 	for i := 0; i < len(keys); {
@@ -143,10 +195,7 @@ func (s *funcStore) windows(fn func(states []encode.FuncState) error) error {
 			for k < len(keys) && keys[k].elf == keys[j].elf {
 				k++
 			}
-			var n int64
-			for _, x := range keys[j:k] {
-				n += int64(x.n) + 64
-			}
+			n := int64(k-j) * (avg + 64)
 			if j > i && sum+n > s.window {
 				break
 			}

@@ -29,7 +29,8 @@ func TestFuncStoreWindows(t *testing.T) {
 		limit, window int64
 	}{{0, 1 << 62}, {1, 1 << 62}, {1, 4096}, {1, 1}} {
 		budget := spill.NewBudget(tc.limit)
-		s := newFuncStore(budget, tc.limit, t.TempDir())
+		budget.SetTempFiles(t.TempDir(), nil)
+		s := newFuncStore(budget, tc.limit)
 		s.window = tc.window
 		for i := range want {
 			if err := s.put(&want[i]); err != nil {

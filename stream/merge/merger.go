@@ -20,11 +20,15 @@ type Config struct {
 	SectionNames []string
 	// Base is the BTF a module's is split onto (nil for vmlinux).
 	Base *btf.Spec
-	// Budget accounts the saved function states, which spill to TmpDir
-	// when it is over; Limit (0: none) sizes their read-back windows.
+	// Budget accounts the saved function states, which spill where the
+	// budget's spill files go when it is over; Limit (0: none) sizes
+	// their read-back windows.
 	Budget *spill.Budget
 	Limit  int64
-	TmpDir string
+	// ColdAt is the live heap at which the function states, which
+	// nothing reads before the last unit, spill (0: when the budget is
+	// over, as everything else).
+	ColdAt int64
 	// NoDedup appends batches as they are (tests comparing type sets).
 	NoDedup bool
 }
@@ -65,12 +69,21 @@ func New(cfg Config) (*Merger, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg.Budget != nil && cfg.Limit > 0 {
+			// Finish writes the old table here while it rebuilds it.
+			d.SetStore(func() dedup.RecordStore {
+				return tableStore{spill.NewStore("dedup table", cfg.Budget).Sequential(), cfg.Budget, cfg.ColdAt}
+			})
+		}
 		m.d = d
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
 	if cfg.Budget != nil {
-		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit, cfg.TmpDir)
+		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit)
+		// Nothing reads the states before the last unit: the coldest
+		// data there is.
+		cfg.Budget.AddSpiller("function states", m.funcs.store.st, cfg.ColdAt)
 	}
 	return m, nil
 }
@@ -180,11 +193,21 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 // were dropped as inconsistent. Call it once, after the last unit.
 func (m *Merger) Funcs() (added, dropped int, err error) {
 	feat := m.cfg.Features
+	if d, ok := m.d.(*dedup.Incremental); ok && m.funcs.store != nil {
+		// Room at once for what the merge adds: a FUNC per name, about
+		// half as many new FUNC_PROTOs (on a vmlinux: 47k FUNCs, 22k new
+		// protos for 50k names), a name per FUNC.
+		names := m.funcs.store.sortKeys()
+		d.Reserve(names+names/2, 0, names)
+	}
 	batch, added, dropped, err := m.funcs.emitFuncs(m.d, feat.Has(encode.FeatConsistentFunc),
 		feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag))
 	if err != nil {
 		return added, dropped, err
 	}
+	// The states are merged: their store (and spill file) go before
+	// Finish, the last peak.
+	m.funcs.store.close()
 	m.ds.emit(batch)
 	if _, err := m.d.AddBatch(batch); err != nil {
 		return added, dropped, err
@@ -206,3 +229,24 @@ func (m *Merger) Finish(order binary.ByteOrder) (*btf.Spec, error) {
 	}
 	return out, nil
 }
+
+// tableStore is a spill.Store as the dedup table's RecordStore.
+type tableStore struct {
+	*spill.Store
+	budget *spill.Budget
+	coldAt int64 // live heap from which the old table goes to disk
+}
+
+// Append appends rec and, once the live heap is past coldAt, spills what
+// is closed: the store takes the old table out of memory while the new
+// one is built, and is read back twice, in order. With room to spare (a
+// large limit) the records stay in memory, no bigger than the table.
+func (s tableStore) Append(rec []byte) (uint32, error) {
+	id, err := s.Store.Append(rec)
+	if err == nil && s.budget.LiveHeap() > s.coldAt {
+		_, err = s.Store.SpillCold()
+	}
+	return uint32(id), err
+}
+
+func (s tableStore) Get(i uint32) ([]byte, error) { return s.Store.Get(spill.RecordID(i)) }
