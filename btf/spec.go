@@ -169,6 +169,22 @@ func (s *Spec) ResetSplit(base *Spec) {
 	s.base, s.firstID = base, base.NextID()
 }
 
+// View returns a read-only view of s as it is now: its types and strings
+// so far, sharing their memory. Types added to s later are not in the
+// view, and the view may be read on another goroutine while s grows,
+// provided s's existing types and strings are never changed in place
+// (SetType, Truncate, Reset, SetStrings): appending writes only past the
+// view's ends. The view must not be modified.
+func (s *Spec) View() *Spec {
+	v := *s
+	n := len(s.types)
+	v.types = s.types[:n:n]
+	v.extraAt = s.extraAt[: n+1 : n+1]
+	v.extra = s.extra[:len(s.extra):len(s.extra)]
+	v.strings = s.strings.View()
+	return &v
+}
+
 // Grow reserves room for n more types with words extra words in all.
 func (s *Spec) Grow(n, words int) {
 	if cap(s.types)-len(s.types) < n {
