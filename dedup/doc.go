@@ -291,6 +291,80 @@
 // table's next id (prepare.go; TestPrepared checks it on random inputs,
 // with and without a base).
 //
+// # Resolving against a snapshot
+//
+// Resolving a batch's components against the table (steps 3 and 4) is
+// most of the merge's work, and on a kernel most of it confirms that a
+// unit's types are there already. The table only grows, so a worker can
+// do it as well, against the table as it was after an earlier batch, and
+// leave the merging goroutine only what the batches in between changed.
+//
+// A Snapshot, taken between batches, is the table after batch j: views
+// of its N_j types, its strings, per-id hashes and hash chain links
+// (growing appends after them; nothing before them changes while batches
+// are added), and the log of resolved declarations (fwdTo only gains
+// entries, and never overwrites one; the log lists them in order). A
+// Resolver, on a worker, keeps replicas of the hash index and of fwdTo,
+// brought up to each snapshot, and runs AddPrepared's resolution (the
+// same code) on them, the batch's ids starting at N_j. It records, per
+// component in Prepare's order, its members' classes (table ids, or the
+// batch's new classes, numbered from N_j), the new classes it put in the
+// batch's hash chains, in order, and the declarations it resolved, in
+// order; and which table declarations' resolutions each component read
+// (every fwdTo lookup). It commits nothing.
+//
+// AddPrepared on the table after batch k >= j (N_k types) takes the
+// recorded components in order until the first dirty one, and resolves
+// that one and the rest itself. A component is dirty if
+//
+//   - a member's hash is that of a class added after the snapshot (ids
+//     N_j to N_k-1): a lookup of the hash would meet that class first; or
+//   - it read the resolution of a table declaration that a batch after
+//     the snapshot resolved (fwdLog past the snapshot's).
+//
+// Taking a component gives its members the recorded classes (new ones
+// moved from N_j to N_k), puts the recorded new classes in the batch's
+// chains in the recorded order, and makes the recorded resolutions.
+//
+// Why the result is that of resolving everything. Let S be AddPrepared
+// resolving every component itself on the table after batch k. Before a
+// taken component c, the state resolution reads (the classes of earlier
+// components' members, the batch's chains, fwdTo) is S's, and, up to the
+// batch's ids, the worker's (induction). Resolving c also reads the
+// batch's types and hashes (the same), the table's types, strings and
+// per-id hashes of the ids it reaches, the table's chains of its members'
+// hashes (only exact and tryCandidates look up, with members' hashes)
+// and fwdTo entries. From table ids it reaches ids through edges (to
+// older ids), chains and fwdTo values. By the first rule those chains
+// hold no id >= N_j, so they are the same on both tables (links are
+// written once); by the second every entry c reads is the same on both,
+// value included, so it reaches only ids < N_j, which read the same. So
+// c makes the worker's decisions and writes, and taking it reproduces
+// S's state after c. What differs is the pair memo and the commit marks:
+// AddPrepared's hold nothing before its first own component, S's hold
+// the taken components' pairs. The memo is a cache whose answers do not
+// depend on what it holds (a FAIL holds for the rest of the batch, an OK
+// for its epoch, see "Comparing"), and a commit that visits a pair S
+// would skip (committed in this epoch, during a taken component) finds
+// its work done: the pair's left side belongs to a taken component, so
+// it has its class (classes are written once); a declaration on the left
+// has no edges, so it was resolved in a component of its own before, and
+// reads the class it read then; a declaration on the right was resolved,
+// first come, when the pair was first visited, which the taken component
+// recorded. From the first dirty component on, AddPrepared is S. So the
+// classes, the new classes and their order, and the resolutions are S's,
+// and so is what commit appends: the output is the same bytes whatever
+// snapshot, or none, each batch was resolved against, hence at any -j.
+//
+// Only a table without base is resolved elsewhere: split mode's
+// adjustBase marks kept types from the base's aggregates first, and
+// modules are small. AddPrepared's table never adopts a batch's strings
+// (a snapshot needs the table's own). TestPreResolved compares ids and
+// bytes with AddPrepared alone on random inputs with a random snapshot
+// lag per batch, among them inputs where declarations meet definitions;
+// TestPreResolvedConcurrent runs Resolvers on their own goroutines;
+// TestPreResolvedReadsResolution is the second rule's case.
+//
 // # Modules: what stays a module type
 //
 // With a base (vmlinux, for a module), batch types equivalent to base types

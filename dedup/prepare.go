@@ -27,15 +27,28 @@ import (
 // be called on another goroutine than Prepare's.
 type Prepared struct {
 	batch *btf.Spec
+	// The batch's types with their edges moved to ids from batchBase
+	// (words[at[i]:at[i+1]] are type i's words), read in place by
+	// AddPrepared and Resolvers.
+	types []btf.Type
+	words []uint32
+	at    []uint32
 	comps []uint32 // members (batch index) of the components in Tarjan order; cyclic ones ascending
 	ends  []uint32 // ends[k]: end of component k in comps, | cyclicComp if it is cyclic
 	bhash []uint64
 	btag  []uint64
 	blh   []uint64
 	fin   []bool
+	pre   preResolution // set by a Resolver
 }
 
 const cyclicComp = 1 << 31
+
+// batchBase is the first id of a prepared batch's types while it is
+// resolved, whatever the table's size: ids below it are the table's
+// (tables stay far smaller), so a batch needs no renumbering between a
+// worker's snapshot and the table it is added to.
+const batchBase = 1 << 30
 
 // record appends a hashed component, and marks its members done, so that
 // the components after it see them as resolved (what hashComponent tells
@@ -82,7 +95,21 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	}
 	pr.batch = batch
 	pr.comps, pr.ends = pr.comps[:0], pr.ends[:0]
-	st := p.d.loadSpec(batch)
+	pr.pre.ok = false
+	// The types, their edges moved to batchBase.
+	pr.types, pr.words, pr.at = pr.types[:0], pr.words[:0], append(pr.at[:0], 0)
+	const shift = batchBase - 1
+	for id := batch.FirstID(); id < batch.NextID(); id++ {
+		t, w := batch.Type(id), batch.Extra(id)
+		k := len(pr.words)
+		pr.words = append(pr.words, w...)
+		shiftRefs(&t, pr.words[k:], shift)
+		pr.types = append(pr.types, t)
+		pr.at = append(pr.at, uint32(len(pr.words)))
+	}
+	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
+	st.borrow(pr)
+	st.ready()
 	st.prep = pr
 	st.run()
 	st.prep = nil
@@ -90,10 +117,33 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	pr.btag = append(pr.btag[:0], st.btag[:st.n]...)
 	pr.blh = append(pr.blh[:0], st.blh[:st.n]...)
 	pr.fin = append(pr.fin[:0], st.fin[:st.n]...)
-	// The empty table adopted the batch's strings: drop them.
-	p.d.table.SetStrings(btf.NewStrings(nil))
-	p.d.shared = false
+	st.unborrow()
 	return pr, nil
+}
+
+// shiftRefs adds shift to every edge of a type but void, in place.
+func shiftRefs(t *btf.Type, w []uint32, shift uint32) {
+	k := t.Kind()
+	if k.HasType() && t.SizeOrType != 0 {
+		t.SizeOrType += shift
+	}
+	switch k {
+	case btf.KindArray:
+		for i := range w[:2] {
+			if w[i] != 0 {
+				w[i] += shift
+			}
+		}
+	case btf.KindStruct, btf.KindUnion, btf.KindDatasec, btf.KindFuncProto:
+		sh := shapes[k]
+		for i := 0; i < len(w); i += int(sh.stride) {
+			for c := 0; c < int(sh.stride); c++ {
+				if sh.class[c] == wRef && w[i+c] != 0 {
+					w[i+c] += shift
+				}
+			}
+		}
+	}
 }
 
 // Batch returns the prepared batch.
@@ -101,48 +151,55 @@ func (p *Prepared) Batch() *btf.Spec { return p.batch }
 
 // AddPrepared deduplicates a prepared batch against the table, as AddBatch
 // would the same types placed at the table's next id. The Remap maps the
-// batch's own ids (from 1) to table ids.
+// batch's own ids (from 1) to table ids. If a Resolver resolved p against
+// a snapshot of this table, the components that nothing added to the
+// table since could have changed take the classes it found (see
+// "Resolving against a snapshot" in the package documentation).
 func (d *Incremental) AddPrepared(p *Prepared) (Remap, error) {
 	if d.done {
 		return Remap{}, fmt.Errorf("dedup: AddPrepared after Finish")
 	}
-	src := p.batch
-	t0 := uint32(d.table.NextID())
-	st := d.batch(t0, src.Strings())
-	shift := t0 - 1
-	ref := func(r uint32) uint32 {
-		if r == 0 {
-			return 0
+	if d.table.NextID() >= batchBase {
+		return Remap{}, fmt.Errorf("dedup: table of %d types is too large for AddPrepared", d.table.Len())
+	}
+	st := d.loadPrepared(p)
+	k := 0
+	if p.pre.ok && d.base == nil && !d.mergeAll {
+		if p.pre.n > uint32(d.table.NextID()) || len(p.pre.res) != st.n || len(p.pre.putEnd) != len(p.ends) {
+			return Remap{}, fmt.Errorf("dedup: batch resolved against a snapshot of another table")
 		}
-		return r + shift
-	}
-	for id := src.FirstID(); id < src.NextID(); id++ {
-		t := src.Type(id)
-		w := st.add(t, src.Extra(id))
-		mapWords(&t, w, ref, nil)
-		st.types[len(st.types)-1] = t
-	}
-	st.ready()
-	st.adjustBase()
-	copy(st.bhash, p.bhash)
-	copy(st.btag, p.btag)
-	copy(st.blh, p.blh)
-	copy(st.fin, p.fin)
-	for i := range st.idx {
-		st.idx[i] = none // every component is done, as after Tarjan
-	}
-	start := uint32(0)
-	for _, e := range p.ends {
-		end := e &^ cyclicComp
-		members := p.comps[start:end]
-		if e&cyclicComp == 0 {
-			st.resolveSingle(members[0])
-		} else {
-			st.resolveComponent(members)
+		dirty := st.firstDirty(p)
+		start := uint32(0)
+		for ; k < dirty; k++ {
+			end := p.ends[k] &^ cyclicComp
+			if err := st.replay(p, k, p.comps[start:end]); err != nil {
+				return Remap{}, err
+			}
+			start = end
 		}
-		start = end
+		d.stats.replayed += k
+		d.stats.resolved += len(p.ends) - k
+		if k > 0 && k < len(p.ends) {
+			d.stats.partial++
+		}
 	}
+	st.resolveComponents(p, k)
 	remap := make([]btf.TypeID, st.n)
 	st.commit(remap)
 	return Remap{First: 1, IDs: remap}, nil
+}
+
+// loadPrepared makes p's batch the batch state, read in place (ids from
+// batchBase), with the hashes Prepare computed. The table does not adopt
+// the batch's strings (a Snapshot needs the table's own).
+func (d *Incremental) loadPrepared(p *Prepared) *batchState {
+	st := d.batchAdopt(batchBase, p.batch.Strings(), false)
+	st.borrow(p)
+	st.ready()
+	st.adjustBase()
+	st.borrowHashes(p)
+	for i := range st.idx {
+		st.idx[i] = none // every component is done, as after Tarjan
+	}
+	return st
 }
