@@ -3,12 +3,16 @@
 // each timed), keeps the batches, then merges them REPS times into a new
 // merger (the serial path: Merger.Add in file order, then Funcs and
 // Finish), so the serial path can be measured, profiled and compared
-// before and after a change without the workers' noise.
+// before and after a change without the workers' noise. Before each Add,
+// a Preparer of the merger prepares again, and resolves against the
+// merger's newest table, the batch LAG units ahead (the workers' share
+// in the pipeline, timed apart; -lag -1: no resolving by workers).
 //
-//	go run ./bench/mergebench [-reps 5] [-cpuprofile merge.out] VMLINUX
+//	go run ./bench/mergebench [-reps 5] [-lag 2] [-cpuprofile merge.out] VMLINUX
 //
 // It prints the CPU seconds of each stage (the serial ones are the
-// minimum over the repetitions) and a checksum of the output, which must
+// minimum over the repetitions), how many components the merger took as
+// resolved and resolved again, and a checksum of the output, which must
 // not change.
 package main
 
@@ -30,10 +34,11 @@ import (
 
 func main() {
 	reps := flag.Int("reps", 5, "merges of the kept batches")
+	lag := flag.Int("lag", 0, "units between a batch's resolving against the table and its Add (-1: no resolving)")
 	prof := flag.String("cpuprofile", "", "profile of the merges here")
 	wprof := flag.String("workprofile", "", "profile of the workers' share (decode, encode, prepare) here")
 	flag.Parse()
-	if err := run(flag.Arg(0), *reps, *prof, *wprof); err != nil {
+	if err := run(flag.Arg(0), *reps, *lag, *prof, *wprof); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -51,7 +56,7 @@ type unit struct {
 	p *merge.Prepared
 }
 
-func run(path string, reps int, prof, wprof string) error {
+func run(path string, reps, lag int, prof, wprof string) error {
 	feat, err := encode.ParseFeatures("encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs")
 	if err != nil {
 		return err
@@ -92,6 +97,7 @@ func run(path string, reps int, prof, wprof string) error {
 		pprof.StartCPUProfile(pf)
 	}
 	var units []unit
+	largest, total := 0, 0
 	var tRead, tDecode, tEncode, tPrepare time.Duration
 	for {
 		t := cpu()
@@ -129,12 +135,14 @@ func run(path string, reps int, prof, wprof string) error {
 		}
 		tPrepare += cpu() - t
 		units = append(units, unit{b, p})
+		largest = max(largest, b.Types.Len())
+		total += b.Types.Len()
 	}
 	ur.Close()
 	if wprof != "" {
 		pprof.StopCPUProfile()
 	}
-	fmt.Printf("units %d: read %.3fs decode %.3fs encode %.3fs prepare %.3fs\n", len(units),
+	fmt.Printf("units %d (%d types, largest %d): read %.3fs decode %.3fs encode %.3fs prepare %.3fs\n", len(units), total, largest,
 		tRead.Seconds(), tDecode.Seconds(), tEncode.Seconds(), tPrepare.Seconds())
 	orig := make([][]encode.FuncState, len(units))
 	for i := range units {
@@ -149,7 +157,7 @@ func run(path string, reps int, prof, wprof string) error {
 		pprof.StartCPUProfile(pf)
 		defer pprof.StopCPUProfile()
 	}
-	best := [3]time.Duration{1 << 62, 1 << 62, 1 << 62}
+	best := [4]time.Duration{1 << 62, 1 << 62, 1 << 62, 1 << 62}
 	var sum [32]byte
 	for r := 0; r < reps; r++ {
 		m, err := merge.New(merge.Config{Features: feat, Syms: syms, SectionNames: secNames})
@@ -160,14 +168,44 @@ func run(path string, reps int, prof, wprof string) error {
 		for i := range units {
 			units[i].b.Funcs = cloneFuncs(orig[i])
 		}
-		t := cpu()
-		for _, u := range units {
-			if err := m.Add(u.b, u.p); err != nil {
-				return err
+		var tAdd, tResolve time.Duration
+		if lag >= 0 {
+			rp := m.NewPreparer()
+			resolve := func(i int) error {
+				if i < len(units) {
+					t := cpu()
+					_, err := rp.Prepare(units[i].b, units[i].p)
+					tResolve += cpu() - t
+					return err
+				}
+				return nil
 			}
+			for i := 0; i < lag; i++ {
+				if err := resolve(i); err != nil {
+					return err
+				}
+			}
+			for i, u := range units {
+				if err := resolve(i + lag); err != nil {
+					return err
+				}
+				t := cpu()
+				if err := m.Add(u.b, u.p); err != nil {
+					return err
+				}
+				tAdd += cpu() - t
+			}
+		} else {
+			t := cpu()
+			for _, u := range units {
+				if err := m.Add(u.b, u.p); err != nil {
+					return err
+				}
+			}
+			tAdd = cpu() - t
 		}
-		tAdd := cpu() - t
-		t = cpu()
+		replayed, resolved := m.Replays()
+		t := cpu()
 		if _, _, err := m.Funcs(); err != nil {
 			return err
 		}
@@ -183,13 +221,14 @@ func run(path string, reps int, prof, wprof string) error {
 			return fmt.Errorf("repetition %d: output differs", r)
 		}
 		sum = s
-		fmt.Printf("merge: add %.3fs funcs %.3fs finish %.3fs\n", tAdd.Seconds(), tFuncs.Seconds(), tFinish.Seconds())
-		best[0], best[1], best[2] = min(best[0], tAdd), min(best[1], tFuncs), min(best[2], tFinish)
+		fmt.Printf("merge: add %.3fs funcs %.3fs finish %.3fs; workers: prepare+resolve %.3fs; components replayed %d, resolved again %d\n",
+			tAdd.Seconds(), tFuncs.Seconds(), tFinish.Seconds(), tResolve.Seconds(), replayed, resolved)
+		best[0], best[1], best[2], best[3] = min(best[0], tAdd), min(best[1], tFuncs), min(best[2], tFinish), min(best[3], tResolve)
 		m.Close()
 		runtime.GC()
 	}
-	fmt.Printf("best: add %.3fs funcs %.3fs finish %.3fs serial %.3fs; output sha256 %x\n",
-		best[0].Seconds(), best[1].Seconds(), best[2].Seconds(), (best[0] + best[1] + best[2]).Seconds(), sum[:8])
+	fmt.Printf("best: add %.3fs funcs %.3fs finish %.3fs serial %.3fs; prepare+resolve %.3fs; output sha256 %x\n",
+		best[0].Seconds(), best[1].Seconds(), best[2].Seconds(), (best[0] + best[1] + best[2]).Seconds(), best[3].Seconds(), sum[:8])
 	return nil
 }
 

@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
@@ -42,6 +43,9 @@ type Merger struct {
 	ds    *datasecs
 	// placed is the batch as handed to dedup, reused from unit to unit.
 	placed *btf.Spec
+	// snap is the table after the last Add, for Preparers on other
+	// goroutines (nil when dedup cannot be resolved elsewhere).
+	snap atomic.Pointer[dedup.Snapshot]
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -66,6 +70,7 @@ func New(cfg Config) (*Merger, error) {
 			return nil, err
 		}
 		m.d = d
+		m.snap.Store(d.Snapshot())
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
@@ -73,6 +78,15 @@ func New(cfg Config) (*Merger, error) {
 		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit, cfg.TmpDir)
 	}
 	return m, nil
+}
+
+// Replays reports how many components of the units' batches were taken
+// as a Preparer resolved them, and how many were resolved again.
+func (m *Merger) Replays() (replayed, resolved int) {
+	if d, ok := m.d.(*dedup.Incremental); ok {
+		return d.Replays()
+	}
+	return 0, 0
 }
 
 // Close releases the function-state store.
@@ -113,6 +127,9 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 		}
 		m.idx.id = r.Map(m.idx.id)
 		table = func(id btf.TypeID) btf.TypeID { return r.Map(local(id)) }
+	}
+	if d, ok := m.d.(*dedup.Incremental); ok {
+		m.snap.Store(d.Snapshot())
 	}
 	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {
 		return err
@@ -179,6 +196,7 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 // the DATASECs. It returns how many FUNCs were added and how many names
 // were dropped as inconsistent. Call it once, after the last unit.
 func (m *Merger) Funcs() (added, dropped int, err error) {
+	m.snap.Store(nil) // no more units: the old table views can go
 	feat := m.cfg.Features
 	batch, added, dropped, err := m.funcs.emitFuncs(m.d, feat.Has(encode.FeatConsistentFunc),
 		feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag))
