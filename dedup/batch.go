@@ -72,6 +72,8 @@ type batchState struct {
 	// rec, while a Resolver resolves a batch against a snapshot
 	// (snapshot.go), records what replaying it needs.
 	rec *preResolution
+	// rs is AddPrepared's state while it takes a batch resolved elsewhere.
+	rs replayState
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
@@ -507,7 +509,7 @@ func (st *batchState) fwdResolved(v uint32) {
 // fwdOf returns what declaration class c stands for, if it is resolved.
 // Resolving against a snapshot, it records that c's resolution was read.
 func (st *batchState) fwdOf(c uint32) (uint32, bool) {
-	if st.rec != nil && c < st.t0 {
+	if st.rec != nil {
 		st.rec.read(c)
 	}
 	s, ok := st.d.fwdTo[c]

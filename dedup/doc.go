@@ -313,48 +313,64 @@
 // order; and which table declarations' resolutions each component read
 // (every fwdTo lookup). It commits nothing.
 //
-// AddPrepared on the table after batch k >= j (N_k types) takes the
-// recorded components in order until the first dirty one, and resolves
-// that one and the rest itself. A component is dirty if
+// AddPrepared, on the table after batch k >= j (N_k types), walks the
+// components in order: it takes the record of each clean component and
+// resolves each dirty one itself. A component is dirty if
 //
-//   - a member's hash is that of a class added after the snapshot (ids
-//     N_j to N_k-1): a lookup of the hash would meet that class first; or
-//   - it read the resolution of a table declaration that a batch after
-//     the snapshot resolved (fwdLog past the snapshot's).
+//  1. a member's hash is that of a class added after the snapshot (ids
+//     N_j to N_k-1): a lookup of the hash would meet that class first;
+//  2. it read the resolution of a declaration that a batch after the
+//     snapshot resolved (fwdLog past the snapshot's), or that a tainted
+//     component resolved (as recorded, or here); or
+//  3. a member has an edge to a member of a tainted component, or a
+//     member's hash is that of a new class a tainted component put in the
+//     batch's chains (as recorded, or here).
 //
-// Taking a component gives its members the recorded classes (new ones
-// moved from N_j to N_k), puts the recorded new classes in the batch's
-// chains in the recorded order, and makes the recorded resolutions.
+// A component resolved here is tainted unless it gave its members the
+// recorded classes, put the recorded new classes in the chains in the
+// recorded order and made the recorded resolutions, and neither reaches
+// a tainted component through its edges nor names a member of one (as a
+// member's class, or in a resolution). Taking a component gives its
+// members the recorded classes, puts the recorded new classes in the
+// batch's chains in the recorded order, and makes the recorded
+// resolutions (a new epoch, as a commit making them would start).
 //
 // Why the result is that of resolving everything. Let S be AddPrepared
-// resolving every component itself on the table after batch k. Before a
-// taken component c, the state resolution reads (the classes of earlier
-// components' members, the batch's chains, fwdTo) is S's, and, up to the
-// batch's ids, the worker's (induction). Resolving c also reads the
-// batch's types and hashes (the same), the table's types, strings and
-// per-id hashes of the ids it reaches, the table's chains of its members'
-// hashes (only exact and tryCandidates look up, with members' hashes)
-// and fwdTo entries. From table ids it reaches ids through edges (to
-// older ids), chains and fwdTo values. By the first rule those chains
-// hold no id >= N_j, so they are the same on both tables (links are
-// written once); by the second every entry c reads is the same on both,
-// value included, so it reaches only ids < N_j, which read the same. So
-// c makes the worker's decisions and writes, and taking it reproduces
-// S's state after c. What differs is the pair memo and the commit marks:
-// AddPrepared's hold nothing before its first own component, S's hold
-// the taken components' pairs. The memo is a cache whose answers do not
-// depend on what it holds (a FAIL holds for the rest of the batch, an OK
-// for its epoch, see "Comparing"), and a commit that visits a pair S
-// would skip (committed in this epoch, during a taken component) finds
-// its work done: the pair's left side belongs to a taken component, so
-// it has its class (classes are written once); a declaration on the left
+// resolving every component itself on the table after batch k. After each
+// component, AddPrepared's batch state (classes, chains, fwdTo) is S's,
+// and on what no tainted component touched the worker's agrees: members
+// of untainted components have the same class in both, a table id below
+// N_j or a new class of an untainted component; the batch's chain of a
+// hash no tainted component put a class under is the same; so is every
+// fwdTo entry neither a later batch nor a tainted component made, and
+// its value is a table id below N_j or a member of an untainted
+// component (induction). Resolving a clean component c reads: the
+// classes of its members' descendants (through edges, all in untainted
+// components, by rule 3); the batch's chains of its members' hashes
+// (only exact and tryCandidates look up, with members' hashes: the same,
+// rule 3) and what their classes reach; the table's chains of those
+// hashes (without ids >= N_j, rule 1, so the same: links are written
+// once) and the table ids they and fwdTo values reach (edges lead to
+// older ids, so only ids below N_j, which read the same); fwdTo entries
+// (the same, rule 2). So the worker made S's decisions for c, and taking
+// its record keeps the invariant. A dirty component is resolved from
+// S's state, so as S does; the invariant holds if it is tainted, and if
+// it is not, because it did what the record says and names nothing
+// tainted. What differs besides is the pair memo and the commit marks:
+// AddPrepared's do not hold the taken components' pairs. The memo is a
+// cache whose answers do not depend on what it holds (a FAIL holds for
+// the rest of the batch, an OK for its epoch, see "Comparing"; taking a
+// resolution starts an epoch), and a commit that visits a pair S would
+// skip (committed in this epoch, during a taken component) finds its
+// work done: the pair's left side belongs to a taken component, so it
+// has its class (classes are written once); a declaration on the left
 // has no edges, so it was resolved in a component of its own before, and
 // reads the class it read then; a declaration on the right was resolved,
 // first come, when the pair was first visited, which the taken component
-// recorded. From the first dirty component on, AddPrepared is S. So the
-// classes, the new classes and their order, and the resolutions are S's,
-// and so is what commit appends: the output is the same bytes whatever
-// snapshot, or none, each batch was resolved against, hence at any -j.
+// recorded. So the classes, the new classes and their order, and the
+// resolutions are S's, and so is what commit appends: the output is the
+// same bytes whatever snapshot, or none, each batch was resolved
+// against, hence at any -j.
 //
 // Only a table without base is resolved elsewhere: split mode's
 // adjustBase marks kept types from the base's aggregates first, and
@@ -363,7 +379,10 @@
 // bytes with AddPrepared alone on random inputs with a random snapshot
 // lag per batch, among them inputs where declarations meet definitions;
 // TestPreResolvedConcurrent runs Resolvers on their own goroutines;
-// TestPreResolvedReadsResolution is the second rule's case.
+// TestPreResolvedReadsResolution is rule 2's first case. (The tests fail
+// without rule 1, rule 2's first case, the edges of rule 3 or the taint
+// of a component that differs from its record; the other clauses are
+// there for the argument, no generated input has needed them yet.)
 //
 // # Modules: what stays a module type
 //

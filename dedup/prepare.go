@@ -168,20 +168,14 @@ func (d *Incremental) AddPrepared(p *Prepared) (Remap, error) {
 		if p.pre.n > uint32(d.table.NextID()) || len(p.pre.res) != st.n || len(p.pre.putEnd) != len(p.ends) {
 			return Remap{}, fmt.Errorf("dedup: batch resolved against a snapshot of another table")
 		}
-		dirty := st.firstDirty(p)
-		start := uint32(0)
-		for ; k < dirty; k++ {
-			end := p.ends[k] &^ cyclicComp
-			if err := st.replay(p, k, p.comps[start:end]); err != nil {
-				return Remap{}, err
-			}
-			start = end
+		r0, s0 := d.stats.replayed, d.stats.resolved
+		if err := st.takeResolved(p); err != nil {
+			return Remap{}, err
 		}
-		d.stats.replayed += k
-		d.stats.resolved += len(p.ends) - k
-		if k > 0 && k < len(p.ends) {
+		if d.stats.replayed > r0 && d.stats.resolved > s0 {
 			d.stats.partial++
 		}
+		k = len(p.ends)
 	}
 	st.resolveComponents(p, k)
 	remap := make([]btf.TypeID, st.n)

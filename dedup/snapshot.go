@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -70,13 +69,14 @@ type Resolver struct {
 	v      *Incremental // the snapshot's table, read-only, with its own index and fwdTo
 	n      uint32       // ids indexed so far
 	fwdSeq int          // resolutions copied so far
+	seen   map[uint32]uint32
 }
 
 // NewResolver returns a Resolver.
 func NewResolver() *Resolver {
 	v := &Incremental{fwdTo: make(map[uint32]uint32)}
 	v.index.reset(0)
-	return &Resolver{v: v, n: 1}
+	return &Resolver{v: v, n: 1, seen: make(map[uint32]uint32)}
 }
 
 // sync makes the replica the table of s. Snapshots must come in the order
@@ -108,6 +108,8 @@ func (r *Resolver) Resolve(p *Prepared, s *Snapshot) {
 	v := r.v
 	pre := &p.pre
 	pre.reset(s.n, len(s.fwdLog))
+	clear(r.seen)
+	pre.seen = r.seen
 	st := v.loadPrepared(p)
 	st.rec = pre
 	st.resolveComponents(p, 0)
@@ -119,6 +121,7 @@ func (r *Resolver) Resolve(p *Prepared, s *Snapshot) {
 		delete(v.fwdTo, e.key)
 	}
 	slices.SortFunc(pre.reads, func(a, b fwdEntry) int { return int(a.key) - int(b.key) })
+	pre.seen = nil
 	pre.ok = true
 }
 
@@ -135,40 +138,40 @@ type preResolution struct {
 	putEnd []uint32   // by component: end in puts
 	fwds   []fwdEntry // resolutions made, in order
 	fwdEnd []uint32   // by component: end in fwds
-	// reads: the table's declarations whose resolution a component read
-	// (key), each with the first component that did (val); sorted by key.
-	reads []fwdEntry
-	seen  map[uint32]bool // keys in reads
-	comp  uint32          // component being resolved
+	// reads: the declarations (table and batch classes) whose resolution
+	// a component read (key), with the component (val), once per pair;
+	// sorted by key.
+	reads   []fwdEntry
+	seen    map[uint32]uint32 // key -> 1 + the last component recorded reading it (the Resolver's)
+	comp    uint32            // component being resolved
+	noReads bool              // record puts only (AddPrepared's own resolving)
 }
 
 func (pre *preResolution) reset(n uint32, fwdSeq int) {
 	pre.ok, pre.n, pre.fwdSeq = false, n, fwdSeq
 	pre.res, pre.puts, pre.putEnd = pre.res[:0], pre.puts[:0], pre.putEnd[:0]
 	pre.fwds, pre.fwdEnd, pre.reads = pre.fwds[:0], pre.fwdEnd[:0], pre.reads[:0]
-	pre.comp = 0
-	if pre.seen == nil {
-		pre.seen = make(map[uint32]bool)
-	}
-	clear(pre.seen)
+	pre.comp, pre.noReads = 0, false
 }
 
-// read records that the current component read the resolution of table
-// declaration k.
+// read records that the current component read the resolution of
+// declaration class k.
 func (pre *preResolution) read(k uint32) {
-	if !pre.seen[k] {
-		pre.seen[k] = true
+	if pre.noReads {
+		return
+	}
+	if pre.seen[k] != pre.comp+1 {
+		pre.seen[k] = pre.comp + 1
 		pre.reads = append(pre.reads, fwdEntry{k, pre.comp})
 	}
 }
 
-// firstRead returns the first component that read table declaration k's
-// resolution, or none.
-func (pre *preResolution) firstRead(k uint32) uint32 {
-	if i, ok := slices.BinarySearchFunc(pre.reads, k, func(e fwdEntry, k uint32) int { return int(e.key) - int(k) }); ok {
-		return pre.reads[i].val
+// readers calls fn with every component that read k's resolution.
+func (pre *preResolution) readers(k uint32, fn func(comp uint32)) {
+	i, _ := slices.BinarySearchFunc(pre.reads, k, func(e fwdEntry, k uint32) int { return int(e.key) - int(k) })
+	for ; i < len(pre.reads) && pre.reads[i].key == k; i++ {
+		fn(pre.reads[i].val)
 	}
-	return none
 }
 
 // resolveComponents resolves the prepared components from the k-th on,
@@ -196,71 +199,4 @@ func (st *batchState) resolveComponents(p *Prepared, k int) {
 		}
 		start = end
 	}
-}
-
-// firstDirty returns the first component of p whose resolution against
-// the snapshot may differ from one against the table now: one with a
-// member whose hash a class added since the snapshot has (a lookup would
-// meet that class first), or one that read the resolution of a table
-// declaration resolved since. len(p.ends) if there is none.
-func (st *batchState) firstDirty(p *Prepared) int {
-	d, pre := st.d, &p.pre
-	dirty := uint32(len(p.ends))
-	for _, e := range d.fwdLog[pre.fwdSeq:] {
-		if e.key < pre.n {
-			dirty = min(dirty, pre.firstRead(e.key))
-		}
-	}
-	// The hashes of the classes added since the snapshot.
-	keys := st.rf.rh[:0]
-	for id := pre.n; id < uint32(d.table.NextID()); id++ {
-		if !d.neverMerged(d.table.Type(btf.TypeID(id)).Kind()) {
-			keys = append(keys, d.hash[id])
-		}
-	}
-	st.rf.rh = keys
-	if len(keys) == 0 {
-		return int(dirty)
-	}
-	recent := &st.rf.heads
-	recent.reset(len(keys))
-	for i, h := range keys {
-		recent.put(h, uint32(i)+1, keys, 1)
-	}
-	start := uint32(0)
-	for k := uint32(0); k < dirty; k++ {
-		end := p.ends[k] &^ cyclicComp
-		for _, m := range p.comps[start:end] {
-			if recent.find(p.bhash[m], keys, 1) != 0 {
-				return int(k)
-			}
-		}
-		start = end
-	}
-	return int(dirty)
-}
-
-// replay gives the members of component k the classes the worker found,
-// indexes the new classes in the worker's order and makes the worker's
-// resolutions (batch ids start at batchBase on both sides).
-func (st *batchState) replay(p *Prepared, k int, members []uint32) error {
-	pre := &p.pre
-	for _, m := range members {
-		st.res[m] = pre.res[m]
-	}
-	ps, fs := uint32(0), uint32(0)
-	if k > 0 {
-		ps, fs = pre.putEnd[k-1], pre.fwdEnd[k-1]
-	}
-	for _, v := range pre.puts[ps:pre.putEnd[k]] {
-		st.bnext[v] = st.bindex.put(st.bhash[v], v+1, st.bhash, 1)
-	}
-	for _, e := range pre.fwds[fs:pre.fwdEnd[k]] {
-		f, s := e.key, e.val
-		if _, done := st.d.fwdTo[f]; done {
-			return fmt.Errorf("dedup: replaying a batch resolved elsewhere: declaration [%d] is already resolved", f)
-		}
-		st.setFwd(f, s)
-	}
-	return nil
 }
