@@ -86,9 +86,6 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	if batch.Base() != nil || batch.FirstID() != 1 {
 		return nil, fmt.Errorf("dedup: Prepare needs a base Spec, got first id %d", batch.FirstID())
 	}
-	if err := checkRefs(batch); err != nil {
-		return nil, err
-	}
 	pr := into
 	if pr == nil {
 		pr = &Prepared{}
@@ -99,11 +96,14 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	// The types, their edges moved to batchBase.
 	pr.types, pr.words, pr.at = pr.types[:0], pr.words[:0], append(pr.at[:0], 0)
 	const shift = batchBase - 1
+	end := uint32(batch.NextID())
 	for id := batch.FirstID(); id < batch.NextID(); id++ {
 		t, w := batch.Type(id), batch.Extra(id)
 		k := len(pr.words)
 		pr.words = append(pr.words, w...)
-		shiftRefs(&t, pr.words[k:], shift)
+		if !shiftRefs(&t, pr.words[k:], shift, end) {
+			return nil, checkRefs(batch) // the error, with the type's name
+		}
 		pr.types = append(pr.types, t)
 		pr.at = append(pr.at, uint32(len(pr.words)))
 	}
@@ -121,29 +121,35 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	return pr, nil
 }
 
-// shiftRefs adds shift to every edge of a type but void, in place.
-func shiftRefs(t *btf.Type, w []uint32, shift uint32) {
+// shiftRefs adds shift to every edge of a type but void, in place, and
+// reports whether every edge was below end.
+func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
+	ok := true
+	move := func(r *uint32) {
+		if *r != 0 {
+			ok = ok && *r < end
+			*r += shift
+		}
+	}
 	k := t.Kind()
-	if k.HasType() && t.SizeOrType != 0 {
-		t.SizeOrType += shift
+	if k.HasType() {
+		move(&t.SizeOrType)
 	}
 	switch k {
 	case btf.KindArray:
-		for i := range w[:2] {
-			if w[i] != 0 {
-				w[i] += shift
-			}
-		}
+		move(&w[0])
+		move(&w[1])
 	case btf.KindStruct, btf.KindUnion, btf.KindDatasec, btf.KindFuncProto:
 		sh := shapes[k]
 		for i := 0; i < len(w); i += int(sh.stride) {
 			for c := 0; c < int(sh.stride); c++ {
-				if sh.class[c] == wRef && w[i+c] != 0 {
-					w[i+c] += shift
+				if sh.class[c] == wRef {
+					move(&w[i+c])
 				}
 			}
 		}
 	}
+	return ok
 }
 
 // Batch returns the prepared batch.
