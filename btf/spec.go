@@ -117,6 +117,12 @@ func (s *Spec) Extra(id TypeID) []uint32 {
 	return nil
 }
 
+// Raw returns the local types' records and extra words as stored: type
+// i (id FirstID()+i) is types[i], its words are words[at[i]:at[i+1]]. The
+// slices alias the Spec: writes through them change its types (callers
+// that rewrite edges in place, such as dedup's Prepare, say so).
+func (s *Spec) Raw() (types []Type, at, words []uint32) { return s.types, s.extraAt, s.extra }
+
 // SetType replaces id's header record (same kind and vlen expected by callers
 // that keep the extra words).
 func (s *Spec) SetType(id TypeID, t Type) {

@@ -89,6 +89,7 @@ func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batc
 		st = &batchState{d: d}
 		d.st = st
 	}
+	st.d = d // a Preparer's Resolver shares its state
 	// A table without base and without types adopts the string table of
 	// its first batch, if that has no base: it is then shared, not copied.
 	if adopt && d.base == nil && d.table.Len() == 0 && strs != nil && strs.Base() == nil {

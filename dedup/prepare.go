@@ -27,12 +27,13 @@ import (
 // be called on another goroutine than Prepare's.
 type Prepared struct {
 	batch *btf.Spec
-	// The batch's types with their edges moved to ids from batchBase
-	// (words[at[i]:at[i+1]] are type i's words), read in place by
-	// AddPrepared and Resolvers.
+	// The batch's types (words[at[i]:at[i+1]] are type i's words), read in
+	// place by AddPrepared and Resolvers: batch's own, their edges moved to
+	// ids from batchBase while moved is set (see Restore).
 	types []btf.Type
 	words []uint32
 	at    []uint32
+	moved bool
 	comps []uint32 // members (batch index) of the components in Tarjan order; cyclic ones ascending
 	ends  []uint32 // ends[k]: end of component k in comps, | cyclicComp if it is cyclic
 	bhash []uint64
@@ -80,8 +81,10 @@ func NewPreparer() *Preparer {
 
 // Prepare checks batch's edges and computes its components and hashes.
 // batch must be a base Spec (first id 1) whose edges lead to its own types
-// or void; it must not change until AddPrepared has used it. into, if
-// not nil, is reused.
+// or void. Prepare moves batch's edges, in place, to the ids the batch
+// takes while it is resolved (Restore moves them back); batch must not be
+// read otherwise or changed until AddPrepared has used it. into, if not
+// nil, is reused.
 func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	if batch.Base() != nil || batch.FirstID() != 1 {
 		return nil, fmt.Errorf("dedup: Prepare needs a base Spec, got first id %d", batch.FirstID())
@@ -93,19 +96,10 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	pr.batch = batch
 	pr.comps, pr.ends = pr.comps[:0], pr.ends[:0]
 	pr.pre.ok = false
-	// The types, their edges moved to batchBase.
-	pr.types, pr.words, pr.at = pr.types[:0], pr.words[:0], append(pr.at[:0], 0)
-	const shift = batchBase - 1
-	end := uint32(batch.NextID())
-	for id := batch.FirstID(); id < batch.NextID(); id++ {
-		t, w := batch.Type(id), batch.Extra(id)
-		k := len(pr.words)
-		pr.words = append(pr.words, w...)
-		if !shiftRefs(&t, pr.words[k:], shift, end) {
-			return nil, checkRefs(batch) // the error, with the type's name
-		}
-		pr.types = append(pr.types, t)
-		pr.at = append(pr.at, uint32(len(pr.words)))
+	pr.types, pr.at, pr.words = batch.Raw()
+	pr.moved = false
+	if !pr.move(batchBase-1, uint32(batch.NextID())) {
+		return nil, checkRefs(batch) // the error, naming the type
 	}
 	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
 	st.borrow(pr)
@@ -121,35 +115,63 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	return pr, nil
 }
 
-// shiftRefs adds shift to every edge of a type but void, in place, and
-// reports whether every edge was below end.
-func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
-	ok := true
-	move := func(r *uint32) {
-		if *r != 0 {
-			ok = ok && *r < end
-			*r += shift
+// move adds shift to every edge of the batch but void, in place, if
+// every edge is below end (before the move); it reports whether they were.
+func (pr *Prepared) move(shift, end uint32) bool {
+	for i := range pr.types {
+		if !shiftRefs(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end) {
+			for j := i - 1; j >= 0; j-- { // back to how it was
+				shiftRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]], -shift, ^uint32(0))
+			}
+			return false
 		}
 	}
-	k := t.Kind()
-	if k.HasType() {
-		move(&t.SizeOrType)
+	pr.moved = !pr.moved
+	return true
+}
+
+// Restore moves the batch's edges back to its own ids, so that it reads
+// as it did before Prepare; p can then no longer be added. Idempotent.
+func (p *Prepared) Restore() {
+	if p.moved {
+		back := uint32(batchBase - 1)
+		p.move(-back, ^uint32(0))
 	}
-	switch k {
-	case btf.KindArray:
-		move(&w[0])
-		move(&w[1])
-	case btf.KindStruct, btf.KindUnion, btf.KindDatasec, btf.KindFuncProto:
-		sh := shapes[k]
+}
+
+// shiftRefs adds shift (modulo 2^32) to every edge of a type but void,
+// in place, if every edge is below end; it reports whether they were (and
+// then changed nothing).
+func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
+	k := t.Kind()
+	hasType := k.HasType() && t.SizeOrType != 0
+	if hasType && t.SizeOrType >= end {
+		return false
+	}
+	sh := shapes[k]
+	refs := k == btf.KindArray || k == btf.KindStruct || k == btf.KindUnion || k == btf.KindDatasec || k == btf.KindFuncProto
+	if refs {
 		for i := 0; i < len(w); i += int(sh.stride) {
 			for c := 0; c < int(sh.stride); c++ {
-				if sh.class[c] == wRef {
-					move(&w[i+c])
+				if sh.class[c] == wRef && w[i+c] >= end && w[i+c] != 0 {
+					return false
 				}
 			}
 		}
 	}
-	return ok
+	if hasType {
+		t.SizeOrType += shift
+	}
+	if refs {
+		for i := 0; i < len(w); i += int(sh.stride) {
+			for c := 0; c < int(sh.stride); c++ {
+				if sh.class[c] == wRef && w[i+c] != 0 {
+					w[i+c] += shift
+				}
+			}
+		}
+	}
+	return true
 }
 
 // Batch returns the prepared batch.
@@ -167,6 +189,9 @@ func (d *Incremental) AddPrepared(p *Prepared) (Remap, error) {
 	}
 	if d.table.NextID() >= batchBase {
 		return Remap{}, fmt.Errorf("dedup: table of %d types is too large for AddPrepared", d.table.Len())
+	}
+	if !p.moved {
+		return Remap{}, fmt.Errorf("dedup: AddPrepared of a restored batch")
 	}
 	st := d.loadPrepared(p)
 	k := 0

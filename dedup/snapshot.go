@@ -79,6 +79,17 @@ func NewResolver() *Resolver {
 	return &Resolver{v: v, n: 1, seen: make(map[uint32]uint32)}
 }
 
+// NewResolver returns a Resolver that shares p's working state: use it
+// on p's goroutine only (it saves a batch's working state per worker).
+func (p *Preparer) NewResolver() *Resolver {
+	r := NewResolver()
+	if p.d.st == nil {
+		p.d.st = &batchState{d: p.d}
+	}
+	r.v.st = p.d.st
+	return r
+}
+
 // sync makes the replica the table of s. Snapshots must come in the order
 // they were taken.
 func (r *Resolver) sync(s *Snapshot) {

@@ -120,6 +120,9 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 			}
 		}
 	} else {
+		if p != nil && p.Batch == b {
+			p.p.Restore() // Prepare moved the batch's edges
+		}
 		batch, local := m.place(b)
 		r, err := m.d.AddBatch(batch)
 		if err != nil {

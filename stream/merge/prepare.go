@@ -34,14 +34,16 @@ func NewPreparer() *Preparer { return &Preparer{p: dedup.NewPreparer()} }
 func (m *Merger) NewPreparer() *Preparer {
 	pp := NewPreparer()
 	if _, ok := m.d.(*dedup.Incremental); ok {
-		pp.r, pp.snap = dedup.NewResolver(), &m.snap
+		pp.r, pp.snap = pp.p.NewResolver(), &m.snap
 	}
 	return pp
 }
 
 // Prepare does the table-independent half of deduplicating b, and with
-// a merger's table, resolves it against the newest one. into, if not
-// nil, is reused (its Batch is replaced by b).
+// a merger's table, resolves it against the newest one. It moves the
+// edges of b.Types in place (dedup.Prepare): until the merger has added
+// b, only its strings, functions, variables and sizes may be read. into,
+// if not nil, is reused (its Batch is replaced by b).
 func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) {
 	pr := into
 	if pr == nil {
