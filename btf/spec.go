@@ -117,6 +117,12 @@ func (s *Spec) Extra(id TypeID) []uint32 {
 	return nil
 }
 
+// Raw returns the local types' records and extra words as stored: type
+// i (id FirstID()+i) is types[i], its words are words[at[i]:at[i+1]]. The
+// slices alias the Spec: writes through them change its types (callers
+// that rewrite edges in place, such as dedup's Prepare, say so).
+func (s *Spec) Raw() (types []Type, at, words []uint32) { return s.types, s.extraAt, s.extra }
+
 // SetType replaces id's header record (same kind and vlen expected by callers
 // that keep the extra words).
 func (s *Spec) SetType(id TypeID, t Type) {
@@ -167,6 +173,22 @@ func (s *Spec) Reset() {
 func (s *Spec) ResetSplit(base *Spec) {
 	s.Reset()
 	s.base, s.firstID = base, base.NextID()
+}
+
+// View returns a read-only view of s as it is now: its types and strings
+// so far, sharing their memory. Types added to s later are not in the
+// view, and the view may be read on another goroutine while s grows,
+// provided s's existing types and strings are never changed in place
+// (SetType, Truncate, Reset, SetStrings): appending writes only past the
+// view's ends. The view must not be modified.
+func (s *Spec) View() *Spec {
+	v := *s
+	n := len(s.types)
+	v.types = s.types[:n:n]
+	v.extraAt = s.extraAt[: n+1 : n+1]
+	v.extra = s.extra[:len(s.extra):len(s.extra)]
+	v.strings = s.strings.View()
+	return &v
 }
 
 // Grow reserves room for n more types with words extra words in all.

@@ -115,6 +115,14 @@ func (s *Strings) DropIndex() {
 	s.memo = nil
 }
 
+// View returns a read-only view of the strings so far, sharing their
+// bytes: it can be read (Bytes, Len, LookupBytes) on another goroutine
+// while s appends, since appending writes only past the view's end. It
+// must not be added to.
+func (s *Strings) View() *Strings {
+	return &Strings{base: s.base, data: s.data[:len(s.data):len(s.data)], seed: s.seed, noMemo: true}
+}
+
 // Base returns the base table of a split table, or nil.
 func (s *Strings) Base() *Strings { return s.base }
 

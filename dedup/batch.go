@@ -54,37 +54,54 @@ type batchState struct {
 	epoch     uint32
 	stamp     uint32
 	bump      bool
-	noHash    bool     // hashes not computed yet (adjustBase runs before them)
-	fwdNew    []uint32 // fwdTo keys recorded by this batch that involve batch ids
-	fwdOK     bool     // FWD <-> STRUCT/UNION equivalence applies
-	fwdTarget []bool   // by batch index: a resolved FWD reads this unresolved type
+	noHash    bool       // hashes not computed yet (adjustBase runs before them)
+	fwdNew    []uint32   // fwdTo keys recorded by this batch that involve batch ids
+	fwdAdded  []fwdEntry // every fwdTo entry this batch added, in order
+	fwdOK     bool       // FWD <-> STRUCT/UNION equivalence applies
+	fwdTarget []bool     // by batch index: a resolved FWD reads this unresolved type
 
 	// Split mode (adjust.go): batch types kept apart from the base.
 	kept      []bool
 	assignAll bool // commits give classes to all types, not only structs
 
 	prep *Prepared // set while preparing a batch (prepare.go): hash and record only
+	// borrowed: types, words and at, and borrowedHashes: the hashes, are a
+	// Prepared's, read in place; own keeps the state's own buffers.
+	borrowed, borrowedHashes bool
+	own                      ownBuffers
+	// rec, while a Resolver resolves a batch against a snapshot
+	// (snapshot.go), records what replaying it needs.
+	rec *preResolution
+	// rs is AddPrepared's state while it takes a batch resolved elsewhere.
+	rs replayState
 }
 
 // batch returns the reused batch state, emptied for a batch whose first id
 // is t0 and whose strings are strs. Types are then added with add.
 func (d *Incremental) batch(t0 uint32, strs *btf.Strings) *batchState {
+	return d.batchAdopt(t0, strs, true)
+}
+
+// batchAdopt is batch; adopt says whether an empty table may adopt strs.
+func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batchState {
 	st := d.st
 	if st == nil {
 		st = &batchState{d: d}
 		d.st = st
 	}
+	st.d = d // a Preparer's Resolver shares its state
 	// A table without base and without types adopts the string table of
 	// its first batch, if that has no base: it is then shared, not copied.
-	if d.base == nil && d.table.Len() == 0 && strs != nil && strs.Base() == nil {
+	if adopt && d.base == nil && d.table.Len() == 0 && strs != nil && strs.Base() == nil {
 		d.table.SetStrings(strs)
 		d.shared = true
 	} else if d.shared && strs != d.table.Strings() {
 		d.unshare()
 	}
+	st.unborrow()
 	st.t0, st.n, st.src = t0, 0, nil
 	st.fwdOK = !d.mergeAll
-	st.fwdNew = st.fwdNew[:0]
+	st.fwdNew, st.fwdAdded = st.fwdNew[:0], st.fwdAdded[:0]
 	st.pm.reset()
 	st.stamp = 1 // new pairs have mark 0
 	st.fwdTarget, st.kept = nil, nil
@@ -110,6 +127,7 @@ func (d *Incremental) reserve(n, words int) {
 		d.st = &batchState{d: d}
 	}
 	st := d.st
+	st.unborrow()
 	if cap(st.types) < n {
 		st.types = make([]btf.Type, 0, n)
 		st.at = make([]uint32, 0, n+1)
@@ -119,6 +137,45 @@ func (d *Incremental) reserve(n, words int) {
 	if cap(st.words) < words {
 		st.words = make([]uint32, 0, words)
 	}
+}
+
+// ownBuffers are a batch state's buffers put aside while it borrows.
+type ownBuffers struct {
+	types            []btf.Type
+	words, at        []uint32
+	bhash, btag, blh []uint64
+	fin              []bool
+}
+
+// borrow makes p's types (ids from batchBase) the batch's, read in place.
+func (st *batchState) borrow(p *Prepared) {
+	if !st.borrowed {
+		st.own.types, st.own.words, st.own.at = st.types, st.words, st.at
+		st.borrowed = true
+	}
+	st.types, st.words, st.at = p.types, p.words, p.at
+}
+
+// borrowHashes makes p's hashes the batch's (after ready), read in place.
+func (st *batchState) borrowHashes(p *Prepared) {
+	if !st.borrowedHashes {
+		st.own.bhash, st.own.btag, st.own.blh, st.own.fin = st.bhash, st.btag, st.blh, st.fin
+		st.borrowedHashes = true
+	}
+	st.bhash, st.btag, st.blh, st.fin = p.bhash, p.btag, p.blh, p.fin
+}
+
+// unborrow gives the state its own buffers back.
+func (st *batchState) unborrow() {
+	if st.borrowed {
+		st.types, st.words, st.at = st.own.types, st.own.words, st.own.at
+		st.borrowed = false
+	}
+	if st.borrowedHashes {
+		st.bhash, st.btag, st.blh, st.fin = st.own.bhash, st.own.btag, st.own.blh, st.own.fin
+		st.borrowedHashes = false
+	}
+	st.own = ownBuffers{}
 }
 
 // add appends a type to the batch and returns its copied extra words, for
@@ -443,11 +500,21 @@ func (st *batchState) resolveSingle(v uint32) {
 // fwdResolved gives a forward declaration whose class is already resolved
 // to a complete type that type as its class, as libbpf maps a resolved FWD.
 func (st *batchState) fwdResolved(v uint32) {
-	if st.fwdOK && len(st.d.fwdTo) > 0 && isFwd(st.nodeOf(st.t0+v)) {
-		if s, ok := st.d.fwdTo[st.res[v]]; ok {
+	if st.fwdOK && (len(st.d.fwdTo) > 0 || st.rec != nil) && isFwd(st.nodeOf(st.t0+v)) {
+		if s, ok := st.fwdOf(st.res[v]); ok {
 			st.res[v] = st.classOr(s)
 		}
 	}
+}
+
+// fwdOf returns what declaration class c stands for, if it is resolved.
+// Resolving against a snapshot, it records that c's resolution was read.
+func (st *batchState) fwdOf(c uint32) (uint32, bool) {
+	if st.rec != nil {
+		st.rec.read(c)
+	}
+	s, ok := st.d.fwdTo[c]
+	return s, ok
 }
 
 // hashComponent computes the label hashes, tags, finiteness and hashes
@@ -564,5 +631,8 @@ func (st *batchState) newClass(v uint32, indexed bool) {
 	st.res[v] = st.t0 + v
 	if indexed {
 		st.bnext[v] = st.bindex.put(st.bhash[v], v+1, st.bhash, 1)
+		if st.rec != nil {
+			st.rec.puts = append(st.rec.puts, v)
+		}
 	}
 }

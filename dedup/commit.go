@@ -41,7 +41,7 @@ func mapWords(t *btf.Type, w []uint32, ref, str func(uint32) uint32) {
 // first member). It returns the creators of new classes in order.
 func (st *batchState) number(remap []btf.TypeID, base bool) []uint32 {
 	order := st.low[:0] // creators by first occurrence; low is free after Tarjan
-	next := st.t0
+	next := uint32(st.d.table.NextID())
 	for i := 0; i < st.n; i++ {
 		r := st.res[i]
 		if r < st.t0 {
@@ -95,6 +95,7 @@ func (st *batchState) commitBase() {
 // id to remap (len n).
 func (st *batchState) commit(remap []btf.TypeID) {
 	d := st.d
+	first := uint32(d.table.NextID()) // of the new classes
 	order := st.number(remap, false)
 	ref := func(c uint32) uint32 {
 		if c < st.t0 {
@@ -135,7 +136,7 @@ func (st *batchState) commit(remap []btf.TypeID) {
 	st.commitFwds(remap)
 	if st.kept != nil {
 		for i, k := range st.kept {
-			if id := uint32(remap[i]); k && id >= st.t0 {
+			if id := uint32(remap[i]); k && id >= first {
 				if d.kept == nil {
 					d.kept = make(map[uint32]bool)
 				}

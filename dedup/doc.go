@@ -291,6 +291,99 @@
 // table's next id (prepare.go; TestPrepared checks it on random inputs,
 // with and without a base).
 //
+// # Resolving against a snapshot
+//
+// Resolving a batch's components against the table (steps 3 and 4) is
+// most of the merge's work, and on a kernel most of it confirms that a
+// unit's types are there already. The table only grows, so a worker can
+// do it as well, against the table as it was after an earlier batch, and
+// leave the merging goroutine only what the batches in between changed.
+//
+// A Snapshot, taken between batches, is the table after batch j: views
+// of its N_j types, its strings, per-id hashes and hash chain links
+// (growing appends after them; nothing before them changes while batches
+// are added), and the log of resolved declarations (fwdTo only gains
+// entries, and never overwrites one; the log lists them in order). A
+// Resolver, on a worker, keeps replicas of the hash index and of fwdTo,
+// brought up to each snapshot, and runs AddPrepared's resolution (the
+// same code) on them, the batch's ids starting at N_j. It records, per
+// component in Prepare's order, its members' classes (table ids, or the
+// batch's new classes, numbered from N_j), the new classes it put in the
+// batch's hash chains, in order, and the declarations it resolved, in
+// order; and which table declarations' resolutions each component read
+// (every fwdTo lookup). It commits nothing.
+//
+// AddPrepared, on the table after batch k >= j (N_k types), walks the
+// components in order: it takes the record of each clean component and
+// resolves each dirty one itself. A component is dirty if
+//
+//  1. a member's hash is that of a class added after the snapshot (ids
+//     N_j to N_k-1): a lookup of the hash would meet that class first;
+//  2. it read the resolution of a declaration that a batch after the
+//     snapshot resolved (fwdLog past the snapshot's), or that a tainted
+//     component resolved (as recorded, or here); or
+//  3. a member has an edge to a member of a tainted component, or a
+//     member's hash is that of a new class a tainted component put in the
+//     batch's chains (as recorded, or here).
+//
+// A component resolved here is tainted unless it gave its members the
+// recorded classes, put the recorded new classes in the chains in the
+// recorded order and made the recorded resolutions, and neither reaches
+// a tainted component through its edges nor names a member of one (as a
+// member's class, or in a resolution). Taking a component gives its
+// members the recorded classes, puts the recorded new classes in the
+// batch's chains in the recorded order, and makes the recorded
+// resolutions (a new epoch, as a commit making them would start).
+//
+// Why the result is that of resolving everything. Let S be AddPrepared
+// resolving every component itself on the table after batch k. After each
+// component, AddPrepared's batch state (classes, chains, fwdTo) is S's,
+// and on what no tainted component touched the worker's agrees: members
+// of untainted components have the same class in both, a table id below
+// N_j or a new class of an untainted component; the batch's chain of a
+// hash no tainted component put a class under is the same; so is every
+// fwdTo entry neither a later batch nor a tainted component made, and
+// its value is a table id below N_j or a member of an untainted
+// component (induction). Resolving a clean component c reads: the
+// classes of its members' descendants (through edges, all in untainted
+// components, by rule 3); the batch's chains of its members' hashes
+// (only exact and tryCandidates look up, with members' hashes: the same,
+// rule 3) and what their classes reach; the table's chains of those
+// hashes (without ids >= N_j, rule 1, so the same: links are written
+// once) and the table ids they and fwdTo values reach (edges lead to
+// older ids, so only ids below N_j, which read the same); fwdTo entries
+// (the same, rule 2). So the worker made S's decisions for c, and taking
+// its record keeps the invariant. A dirty component is resolved from
+// S's state, so as S does; the invariant holds if it is tainted, and if
+// it is not, because it did what the record says and names nothing
+// tainted. What differs besides is the pair memo and the commit marks:
+// AddPrepared's do not hold the taken components' pairs. The memo is a
+// cache whose answers do not depend on what it holds (a FAIL holds for
+// the rest of the batch, an OK for its epoch, see "Comparing"; taking a
+// resolution starts an epoch), and a commit that visits a pair S would
+// skip (committed in this epoch, during a taken component) finds its
+// work done: the pair's left side belongs to a taken component, so it
+// has its class (classes are written once); a declaration on the left
+// has no edges, so it was resolved in a component of its own before, and
+// reads the class it read then; a declaration on the right was resolved,
+// first come, when the pair was first visited, which the taken component
+// recorded. So the classes, the new classes and their order, and the
+// resolutions are S's, and so is what commit appends: the output is the
+// same bytes whatever snapshot, or none, each batch was resolved
+// against, hence at any -j.
+//
+// Only a table without base is resolved elsewhere: split mode's
+// adjustBase marks kept types from the base's aggregates first, and
+// modules are small. AddPrepared's table never adopts a batch's strings
+// (a snapshot needs the table's own). TestPreResolved compares ids and
+// bytes with AddPrepared alone on random inputs with a random snapshot
+// lag per batch, among them inputs where declarations meet definitions;
+// TestPreResolvedConcurrent runs Resolvers on their own goroutines;
+// TestPreResolvedReadsResolution is rule 2's first case. (The tests fail
+// without rule 1, rule 2's first case, the edges of rule 3 or the taint
+// of a component that differs from its record; the other clauses are
+// there for the argument, no generated input has needed them yet.)
+//
 // # Modules: what stays a module type
 //
 // With a base (vmlinux, for a module), batch types equivalent to base types

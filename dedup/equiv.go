@@ -40,6 +40,10 @@ type pairFrame struct {
 // edges), edges looked at, commits, and epochs (OK results forgotten).
 type walkStats struct {
 	checks, nodes, edges, commits, epochs int
+	// replayed and resolved count the components of batches resolved
+	// against a snapshot that AddPrepared replayed and resolved itself.
+	// partial counts the batches that had both.
+	replayed, resolved, partial int
 }
 
 // pairMemo is an open-addressing index from (a, b) to its pairNode.
@@ -425,13 +429,17 @@ func (st *batchState) resolveFwd(x, y uint32) {
 // for something.
 func (st *batchState) setFwd(f, s uint32) {
 	d := st.d
-	if _, done := d.fwdTo[f]; done || f == 0 {
+	if f == 0 {
+		return
+	}
+	if _, done := st.fwdOf(f); done {
 		return
 	}
 	if d.fwdTo == nil {
 		d.fwdTo = make(map[uint32]uint32)
 	}
 	d.fwdTo[f] = s
+	st.fwdAdded = append(st.fwdAdded, fwdEntry{f, s})
 	if f >= st.t0 || s >= st.t0 {
 		st.fwdNew = append(st.fwdNew, f)
 	}

@@ -40,8 +40,8 @@ func cutKey(n node) (uint64, bool) {
 // for (or its class).
 func (st *batchState) elem(id uint32) uint32 {
 	c := st.classOr(id)
-	if len(st.d.fwdTo) > 0 && c != 0 && st.declares(c) {
-		if s, ok := st.d.fwdTo[c]; ok {
+	if (len(st.d.fwdTo) > 0 || st.rec != nil) && c != 0 && st.declares(c) {
+		if s, ok := st.fwdOf(c); ok {
 			c = st.classOr(s)
 		}
 	}
@@ -113,4 +113,12 @@ func (st *batchState) commitFwds(remap []btf.TypeID) {
 	}
 	st.scratch = moved[:0]
 	st.fwdNew = st.fwdNew[:0]
+	// The log gets what the batch added, as the table now reads it.
+	for _, e := range st.fwdAdded {
+		k := ref(e.key)
+		if v, ok := d.fwdTo[k]; ok {
+			d.fwdLog = append(d.fwdLog, fwdEntry{k, v})
+		}
+	}
+	st.fwdAdded = st.fwdAdded[:0]
 }

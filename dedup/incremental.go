@@ -58,6 +58,9 @@ type Incremental struct {
 	// found to stand for (first come); applied in Finish. Few entries (at
 	// most one per FWD name), no pointers.
 	fwdTo map[uint32]uint32
+	// fwdLog lists fwdTo's entries in the order batches added them (with
+	// table ids), for Snapshots.
+	fwdLog []fwdEntry
 
 	stats walkStats // work of the equivalence checks so far
 

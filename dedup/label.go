@@ -186,8 +186,22 @@ func cstrHash(b []byte) uint64 {
 }
 
 // cstrEq compares the NUL-terminated strings at the starts of a and b (a
-// slice's end also ends its string).
+// slice's end also ends its string), eight bytes at a time: the first
+// differing byte decides, unless a NUL comes before it.
 func cstrEq(a, b []byte) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for len(a) >= 8 && len(b) >= 8 {
+		x, y := binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)
+		// The lowest flagged byte of z is x's first NUL.
+		z := (x - lo) &^ x & hi
+		if x != y {
+			return z != 0 && bits.TrailingZeros64(z) < bits.TrailingZeros64(x^y)
+		}
+		if z != 0 {
+			return true
+		}
+		a, b = a[8:], b[8:]
+	}
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if a[i] != b[i] {

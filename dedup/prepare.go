@@ -27,15 +27,29 @@ import (
 // be called on another goroutine than Prepare's.
 type Prepared struct {
 	batch *btf.Spec
+	// The batch's types (words[at[i]:at[i+1]] are type i's words), read in
+	// place by AddPrepared and Resolvers: batch's own, their edges moved to
+	// ids from batchBase while moved is set (see Restore).
+	types []btf.Type
+	words []uint32
+	at    []uint32
+	moved bool
 	comps []uint32 // members (batch index) of the components in Tarjan order; cyclic ones ascending
 	ends  []uint32 // ends[k]: end of component k in comps, | cyclicComp if it is cyclic
 	bhash []uint64
 	btag  []uint64
 	blh   []uint64
 	fin   []bool
+	pre   preResolution // set by a Resolver
 }
 
 const cyclicComp = 1 << 31
+
+// batchBase is the first id of a prepared batch's types while it is
+// resolved, whatever the table's size: ids below it are the table's
+// (tables stay far smaller), so a batch needs no renumbering between a
+// worker's snapshot and the table it is added to.
+const batchBase = 1 << 30
 
 // record appends a hashed component, and marks its members done, so that
 // the components after it see them as resolved (what hashComponent tells
@@ -67,14 +81,13 @@ func NewPreparer() *Preparer {
 
 // Prepare checks batch's edges and computes its components and hashes.
 // batch must be a base Spec (first id 1) whose edges lead to its own types
-// or void; it must not change until AddPrepared has used it. into, if
-// not nil, is reused.
+// or void. Prepare moves batch's edges, in place, to the ids the batch
+// takes while it is resolved (Restore moves them back); batch must not be
+// read otherwise or changed until AddPrepared has used it. into, if not
+// nil, is reused.
 func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	if batch.Base() != nil || batch.FirstID() != 1 {
 		return nil, fmt.Errorf("dedup: Prepare needs a base Spec, got first id %d", batch.FirstID())
-	}
-	if err := checkRefs(batch); err != nil {
-		return nil, err
 	}
 	pr := into
 	if pr == nil {
@@ -82,7 +95,15 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	}
 	pr.batch = batch
 	pr.comps, pr.ends = pr.comps[:0], pr.ends[:0]
-	st := p.d.loadSpec(batch)
+	pr.pre.ok = false
+	pr.types, pr.at, pr.words = batch.Raw()
+	pr.moved = false
+	if !pr.move(batchBase-1, uint32(batch.NextID())) {
+		return nil, checkRefs(batch) // the error, naming the type
+	}
+	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
+	st.borrow(pr)
+	st.ready()
 	st.prep = pr
 	st.run()
 	st.prep = nil
@@ -90,10 +111,67 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	pr.btag = append(pr.btag[:0], st.btag[:st.n]...)
 	pr.blh = append(pr.blh[:0], st.blh[:st.n]...)
 	pr.fin = append(pr.fin[:0], st.fin[:st.n]...)
-	// The empty table adopted the batch's strings: drop them.
-	p.d.table.SetStrings(btf.NewStrings(nil))
-	p.d.shared = false
+	st.unborrow()
 	return pr, nil
+}
+
+// move adds shift to every edge of the batch but void, in place, if
+// every edge is below end (before the move); it reports whether they were.
+func (pr *Prepared) move(shift, end uint32) bool {
+	for i := range pr.types {
+		if !shiftRefs(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end) {
+			for j := i - 1; j >= 0; j-- { // back to how it was
+				shiftRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]], -shift, ^uint32(0))
+			}
+			return false
+		}
+	}
+	pr.moved = !pr.moved
+	return true
+}
+
+// Restore moves the batch's edges back to its own ids, so that it reads
+// as it did before Prepare; p can then no longer be added. Idempotent.
+func (p *Prepared) Restore() {
+	if p.moved {
+		back := uint32(batchBase - 1)
+		p.move(-back, ^uint32(0))
+	}
+}
+
+// shiftRefs adds shift (modulo 2^32) to every edge of a type but void,
+// in place, if every edge is below end; it reports whether they were (and
+// then changed nothing).
+func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
+	k := t.Kind()
+	hasType := k.HasType() && t.SizeOrType != 0
+	if hasType && t.SizeOrType >= end {
+		return false
+	}
+	sh := shapes[k]
+	refs := k == btf.KindArray || k == btf.KindStruct || k == btf.KindUnion || k == btf.KindDatasec || k == btf.KindFuncProto
+	if refs {
+		for i := 0; i < len(w); i += int(sh.stride) {
+			for c := 0; c < int(sh.stride); c++ {
+				if sh.class[c] == wRef && w[i+c] >= end && w[i+c] != 0 {
+					return false
+				}
+			}
+		}
+	}
+	if hasType {
+		t.SizeOrType += shift
+	}
+	if refs {
+		for i := 0; i < len(w); i += int(sh.stride) {
+			for c := 0; c < int(sh.stride); c++ {
+				if sh.class[c] == wRef && w[i+c] != 0 {
+					w[i+c] += shift
+				}
+			}
+		}
+	}
+	return true
 }
 
 // Batch returns the prepared batch.
@@ -101,48 +179,52 @@ func (p *Prepared) Batch() *btf.Spec { return p.batch }
 
 // AddPrepared deduplicates a prepared batch against the table, as AddBatch
 // would the same types placed at the table's next id. The Remap maps the
-// batch's own ids (from 1) to table ids.
+// batch's own ids (from 1) to table ids. If a Resolver resolved p against
+// a snapshot of this table, the components that nothing added to the
+// table since could have changed take the classes it found (see
+// "Resolving against a snapshot" in the package documentation).
 func (d *Incremental) AddPrepared(p *Prepared) (Remap, error) {
 	if d.done {
 		return Remap{}, fmt.Errorf("dedup: AddPrepared after Finish")
 	}
-	src := p.batch
-	t0 := uint32(d.table.NextID())
-	st := d.batch(t0, src.Strings())
-	shift := t0 - 1
-	ref := func(r uint32) uint32 {
-		if r == 0 {
-			return 0
+	if d.table.NextID() >= batchBase {
+		return Remap{}, fmt.Errorf("dedup: table of %d types is too large for AddPrepared", d.table.Len())
+	}
+	if !p.moved {
+		return Remap{}, fmt.Errorf("dedup: AddPrepared of a restored batch")
+	}
+	st := d.loadPrepared(p)
+	k := 0
+	if p.pre.ok && d.base == nil && !d.mergeAll {
+		if p.pre.n > uint32(d.table.NextID()) || len(p.pre.res) != st.n || len(p.pre.putEnd) != len(p.ends) {
+			return Remap{}, fmt.Errorf("dedup: batch resolved against a snapshot of another table")
 		}
-		return r + shift
-	}
-	for id := src.FirstID(); id < src.NextID(); id++ {
-		t := src.Type(id)
-		w := st.add(t, src.Extra(id))
-		mapWords(&t, w, ref, nil)
-		st.types[len(st.types)-1] = t
-	}
-	st.ready()
-	st.adjustBase()
-	copy(st.bhash, p.bhash)
-	copy(st.btag, p.btag)
-	copy(st.blh, p.blh)
-	copy(st.fin, p.fin)
-	for i := range st.idx {
-		st.idx[i] = none // every component is done, as after Tarjan
-	}
-	start := uint32(0)
-	for _, e := range p.ends {
-		end := e &^ cyclicComp
-		members := p.comps[start:end]
-		if e&cyclicComp == 0 {
-			st.resolveSingle(members[0])
-		} else {
-			st.resolveComponent(members)
+		r0, s0 := d.stats.replayed, d.stats.resolved
+		if err := st.takeResolved(p); err != nil {
+			return Remap{}, err
 		}
-		start = end
+		if d.stats.replayed > r0 && d.stats.resolved > s0 {
+			d.stats.partial++
+		}
+		k = len(p.ends)
 	}
+	st.resolveComponents(p, k)
 	remap := make([]btf.TypeID, st.n)
 	st.commit(remap)
 	return Remap{First: 1, IDs: remap}, nil
+}
+
+// loadPrepared makes p's batch the batch state, read in place (ids from
+// batchBase), with the hashes Prepare computed. The table does not adopt
+// the batch's strings (a Snapshot needs the table's own).
+func (d *Incremental) loadPrepared(p *Prepared) *batchState {
+	st := d.batchAdopt(batchBase, p.batch.Strings(), false)
+	st.borrow(p)
+	st.ready()
+	st.adjustBase()
+	st.borrowHashes(p)
+	for i := range st.idx {
+		st.idx[i] = none // every component is done, as after Tarjan
+	}
+	return st
 }

@@ -87,3 +87,56 @@ func TestPrepareRejects(t *testing.T) {
 		t.Error("a split Spec was accepted")
 	}
 }
+
+// TestPrepareRestore: Prepare moves a batch's edges in place; Restore
+// moves them back (the batch marshals as before), after which the batch
+// cannot be added; a batch with an edge past its end is left as it was.
+func TestPrepareRestore(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	prep := NewPreparer()
+	for trial := 0; trial < 50; trial++ {
+		cus, perms := genInput(rng, false)
+		b := btf.NewSpec()
+		emit(b, cus[0], perms[0], nil)
+		want := b.Marshal()
+		p, err := prep.Prepare(b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(b.Marshal(), want) && hasEdges(b) {
+			t.Fatalf("trial %d: Prepare did not move the edges", trial)
+		}
+		p.Restore()
+		p.Restore()
+		if !bytes.Equal(b.Marshal(), want) {
+			t.Fatalf("trial %d: restored batch differs", trial)
+		}
+		d, _ := NewIncremental(nil)
+		if _, err := d.AddPrepared(p); err == nil {
+			t.Fatalf("trial %d: a restored batch was added", trial)
+		}
+	}
+	s := btf.NewSpec()
+	s.Add(btf.Type{Info: btf.MakeInfo(btf.KindPtr, 0, false), SizeOrType: 2})
+	s.Add(btf.Type{Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, btf.MakeIntInfo(0, 0, 32))
+	s.Add(btf.Type{Info: btf.MakeInfo(btf.KindPtr, 0, false), SizeOrType: 9})
+	want := s.Marshal()
+	if _, err := prep.Prepare(s, nil); err == nil {
+		t.Fatal("an edge past the batch was accepted")
+	}
+	if !bytes.Equal(s.Marshal(), want) {
+		t.Fatal("a rejected batch was changed")
+	}
+}
+
+func hasEdges(s *btf.Spec) bool {
+	for id := s.FirstID(); id < s.NextID(); id++ {
+		t, w := s.Type(id), s.Extra(id)
+		for j := 0; j < numRefs(t, w); j++ {
+			if refAt(t, w, j) != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

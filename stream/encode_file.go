@@ -80,6 +80,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	f.DropCaches()
 	stage(stageFinish)
 	m := su.m
+	stats.Replayed, stats.Resolved = m.Replays()
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
 		return nil, err
 	}

@@ -115,6 +115,11 @@ type EncodeStats struct {
 	// memory limit holds only fewer (memory comes first; the output is the
 	// same for any number).
 	Jobs int
+	// Replayed and Resolved count the components (dedup's strongly
+	// connected components) of the units' batches that the merger took
+	// as a worker had resolved them against an earlier table, and those
+	// it resolved again because the table had changed for them.
+	Replayed, Resolved int
 }
 
 // EncodeFile reads the DWARF of the ELF file at path (vmlinux, .ko or .o)

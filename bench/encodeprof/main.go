@@ -70,8 +70,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs (first unit merged at %.2fs, last at %.2fs)\n",
-		spec.Len(), st.CUs, time.Since(start).Seconds(), firstUnit.Seconds(), lastUnit.Seconds())
+	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs (first unit merged at %.2fs, last at %.2fs); components replayed %d, resolved again %d\n",
+		spec.Len(), st.CUs, time.Since(start).Seconds(), firstUnit.Seconds(), lastUnit.Seconds(), st.Replayed, st.Resolved)
 	if *memProf != "" {
 		f, err := os.Create(*memProf)
 		if err != nil {

@@ -43,7 +43,18 @@ type CU struct {
 
 	budget   *spill.Budget // accounts reserved while the CU lives (nil: none)
 	reserved int64
+
+	// byOff indexes the tags by offset for Lookup: byOff[b] is the first
+	// tag whose offset in the unit is at least b<<byOffShift (built on the
+	// first Lookup, for byOffTags tags).
+	byOff     []uint32
+	byOffTags int
 }
+
+// byOffShift sizes Lookup's buckets: 64 bytes of the unit, a handful of
+// DIEs (a vmlinux averages 10 bytes a DIE); the index costs 4 bytes per
+// bucket, a 16th of the unit's size.
+const byOffShift = 6
 
 func (cu *CU) key() abbrevKey {
 	return abbrevKey{off: cu.hdr.abbrevOff, addrSize: cu.hdr.addrSize, is64: cu.hdr.is64, version: cu.hdr.version}
@@ -115,25 +126,50 @@ func (cu *CU) DIE(id TagID) DIE { return DIE{cu: cu, id: id} }
 func (cu *CU) Root() DIE { return DIE{cu: cu, id: 0} }
 
 // Lookup returns the id of the DIE at section offset off, if it is in
-// this unit. Tags are sorted by offset, so this is a binary search.
+// this unit. Tags are sorted by offset: an index of the first tag per 64
+// bytes of the unit leaves a few to look at (a binary search over the
+// whole unit missed the cache at most of its probes: this is the
+// encoder's hottest lookup, every DW_AT_type).
 func (cu *CU) Lookup(off DIEOff) (TagID, bool) {
 	tags := cu.arena.Tags
-	// A binary search written out: this is the encoder's hottest lookup
-	// (every DW_AT_type), and sort.Search's closure call per probe costs
-	// about as much as the probe.
-	lo, hi := 0, len(tags)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if tags[m].Off < off {
-			lo = m + 1
-		} else {
-			hi = m
+	if cu.byOffTags != len(tags) {
+		cu.indexOffsets()
+	}
+	rel := uint64(off) - cu.hdr.off
+	if uint64(off) < cu.hdr.off || rel>>byOffShift >= uint64(len(cu.byOff)-1) {
+		return NoTag, false
+	}
+	b := rel >> byOffShift
+	for i, end := cu.byOff[b], cu.byOff[b+1]; i < end; i++ {
+		if o := tags[i].Off; o >= off {
+			if o == off {
+				return TagID(i), true
+			}
+			break
 		}
 	}
-	if lo < len(tags) && tags[lo].Off == off {
-		return TagID(lo), true
-	}
 	return NoTag, false
+}
+
+// indexOffsets builds Lookup's index of the tags decoded so far.
+func (cu *CU) indexOffsets() {
+	tags := cu.arena.Tags
+	n := int(cu.hdr.total>>byOffShift) + 2
+	if cap(cu.byOff) < n {
+		cu.byOff = make([]uint32, n)
+	}
+	idx := cu.byOff[:n]
+	b := 0
+	for i := range tags {
+		rel := uint64(tags[i].Off) - cu.hdr.off
+		for ; b < n && uint64(b)<<byOffShift <= rel; b++ {
+			idx[b] = uint32(i)
+		}
+	}
+	for ; b < n; b++ {
+		idx[b] = uint32(len(tags))
+	}
+	cu.byOff, cu.byOffTags = idx, len(tags)
 }
 
 // Contains reports whether a section offset lies inside this unit.

@@ -44,6 +44,7 @@ func NewLocLists(f *File) (*LocLists, error) {
 // the section sets eof and returns zeros.
 type locCursor struct {
 	r       *elffile.Paged
+	memo    *elffile.PageMemo // the caller's (nil: none)
 	off     uint64
 	pg      []byte
 	pgN     uint64
@@ -57,7 +58,7 @@ func (c *locCursor) byte() byte {
 		return 0
 	}
 	if n := c.off / elffile.PageSize; c.pg == nil || n != c.pgN {
-		pg, err := c.r.Page(n)
+		pg, err := c.r.PageVia(c.memo, n)
 		if err != nil || uint64(len(pg)) <= c.off%elffile.PageSize {
 			c.eof = true
 			return 0
@@ -114,16 +115,17 @@ func (c *locCursor) addr(size int, order binary.ByteOrder) uint64 {
 
 // Exprs calls fn with each location expression of the list at off, in
 // order; fn returns false to stop. v5 selects the .debug_loclists format.
-// The expression slice is valid only during the call.
-func (l *LocLists) Exprs(off uint64, v5 bool, fn func(expr []byte) bool) {
+// The expression slice is valid only during the call. m, if not nil, is
+// the calling goroutine's memo of the pages it read last.
+func (l *LocLists) Exprs(m *elffile.PageMemo, off uint64, v5 bool, fn func(expr []byte) bool) {
 	if v5 {
-		l.exprs5(off, fn)
+		l.exprs5(m, off, fn)
 		return
 	}
 	if l.loc == nil {
 		return
 	}
-	c := &locCursor{r: l.loc, off: off}
+	c := &locCursor{r: l.loc, memo: m, off: off}
 	var expr []byte
 	for {
 		lo := c.addr(l.addr, l.order)
@@ -149,11 +151,11 @@ func (l *LocLists) Exprs(off uint64, v5 bool, fn func(expr []byte) bool) {
 	}
 }
 
-func (l *LocLists) exprs5(off uint64, fn func(expr []byte) bool) {
+func (l *LocLists) exprs5(m *elffile.PageMemo, off uint64, fn func(expr []byte) bool) {
 	if l.loclists == nil {
 		return
 	}
-	c := &locCursor{r: l.loclists, off: off}
+	c := &locCursor{r: l.loclists, memo: m, off: off}
 	var expr []byte
 	for {
 		kind := c.byte()

@@ -56,6 +56,42 @@ func MemPaged(b []byte) *Paged { return &Paged{mem: b, size: uint64(len(b))} }
 // Size returns the section size.
 func (p *Paged) Size() uint64 { return p.size }
 
+// PageMemo keeps the last pages one goroutine read through Paged readers,
+// in front of the shared cache. A reader that walks a section in order,
+// a few bytes at a time from many places close together (a unit's
+// location lists, one function parameter after another), finds its page
+// there instead of missing the shared cache, whose admission policy keeps
+// out pages read in a burst and never again, and reading the page anew.
+// Not safe for concurrent use.
+type PageMemo struct {
+	key  [memoPages]uint64 // reader id<<40 | page number, plus 1 (0: empty)
+	page [memoPages][]byte
+	next int
+}
+
+const memoPages = 8
+
+// PageVia returns page n as Page does, looking in m first and keeping the
+// page there (m may be nil).
+func (p *Paged) PageVia(m *PageMemo, n uint64) ([]byte, error) {
+	if m == nil || p.mem != nil {
+		return p.Page(n)
+	}
+	key := (p.id<<40 | n) + 1
+	for i := range m.key {
+		if m.key[i] == key {
+			return m.page[i], nil
+		}
+	}
+	b, err := p.Page(n)
+	if err != nil {
+		return nil, err
+	}
+	m.key[m.next], m.page[m.next] = key, b
+	m.next = (m.next + 1) % memoPages
+	return b, nil
+}
+
 // Page returns page n (shorter at the end of the section). The slice is
 // shared and must not be modified.
 func (p *Paged) Page(n uint64) ([]byte, error) {

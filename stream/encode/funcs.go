@@ -238,7 +238,7 @@ func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *par
 			}
 			off, v5 = o, true
 		}
-		each = func(fn func([]byte) bool) { fc.locs.Exprs(off, v5, fn) }
+		each = func(fn func([]byte) bool) { fc.locs.Exprs(&t.locPages, off, v5, fn) }
 	default:
 		pi.optimized = true
 		return

@@ -17,6 +17,9 @@ type encTree struct {
 	n    int
 	lang int64
 	name string
+	// locPages: the location list pages this unit's parameters read last
+	// (a unit's lists are close together in the section).
+	locPages elffile.PageMemo
 }
 
 func newEncTree(cu *dwarfread.CU) *encTree {

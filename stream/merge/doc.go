@@ -5,9 +5,14 @@
 //
 // A worker first prepares its unit's batch (Preparer, dedup.Prepare: the
 // table-independent half of deduplication: edges checked, components,
-// hashes). Merger.Add then hands it to dedup.AddPrepared, which does only
-// what needs the table, and maps the few ids that outlive the unit to
-// table ids: pahole's array index type (which depends on the units
+// hashes), then resolves it against the newest table the merger has
+// published (Merger.NewPreparer; a dedup.Snapshot after every Add): the
+// rest of deduplication, recorded instead of committed. Merger.Add hands
+// the batch to dedup.AddPrepared, which takes what the worker recorded
+// wherever the batches added since the snapshot changed nothing it read,
+// resolves the rest itself, and commits; the output is the same bytes as
+// resolving everything here. Add then maps the few ids that outlive the
+// unit to table ids: pahole's array index type (which depends on the units
 // before), the unit's saved function states (their names re-interned,
 // kept in a spill.Store that goes to a zstd temp file when the budget is
 // over) and its DATASEC entries. When the unit's arrays cannot keep its

@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
@@ -46,6 +47,9 @@ type Merger struct {
 	ds    *datasecs
 	// placed is the batch as handed to dedup, reused from unit to unit.
 	placed *btf.Spec
+	// snap is the table after the last Add, for Preparers on other
+	// goroutines (nil when dedup cannot be resolved elsewhere).
+	snap atomic.Pointer[dedup.Snapshot]
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -76,6 +80,7 @@ func New(cfg Config) (*Merger, error) {
 			})
 		}
 		m.d = d
+		m.snap.Store(d.Snapshot())
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
@@ -86,6 +91,15 @@ func New(cfg Config) (*Merger, error) {
 		cfg.Budget.AddSpiller("function states", m.funcs.store.st, cfg.ColdAt)
 	}
 	return m, nil
+}
+
+// Replays reports how many components of the units' batches were taken
+// as a Preparer resolved them, and how many were resolved again.
+func (m *Merger) Replays() (replayed, resolved int) {
+	if d, ok := m.d.(*dedup.Incremental); ok {
+		return d.Replays()
+	}
+	return 0, 0
 }
 
 // Close releases the function-state store.
@@ -119,6 +133,9 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 			}
 		}
 	} else {
+		if p != nil && p.Batch == b {
+			p.p.Restore() // Prepare moved the batch's edges
+		}
 		batch, local := m.place(b)
 		r, err := m.d.AddBatch(batch)
 		if err != nil {
@@ -126,6 +143,9 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 		}
 		m.idx.id = r.Map(m.idx.id)
 		table = func(id btf.TypeID) btf.TypeID { return r.Map(local(id)) }
+	}
+	if d, ok := m.d.(*dedup.Incremental); ok {
+		m.snap.Store(d.Snapshot())
 	}
 	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {
 		return err
@@ -192,6 +212,7 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 // the DATASECs. It returns how many FUNCs were added and how many names
 // were dropped as inconsistent. Call it once, after the last unit.
 func (m *Merger) Funcs() (added, dropped int, err error) {
+	m.snap.Store(nil) // no more units: the old table views can go
 	feat := m.cfg.Features
 	if d, ok := m.d.(*dedup.Incremental); ok && m.funcs.store != nil {
 		// Room at once for what the merge adds: a FUNC per name, about

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"sync/atomic"
+
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
 	"github.com/btfstream/btfstream/stream/encode"
@@ -16,14 +18,32 @@ type Prepared struct {
 
 // Preparer does the workers' share of merging; use one per goroutine.
 type Preparer struct {
-	p *dedup.Preparer
+	p    *dedup.Preparer
+	r    *dedup.Resolver
+	snap *atomic.Pointer[dedup.Snapshot] // the merger's newest table, if any
 }
 
-// NewPreparer returns a Preparer.
+// NewPreparer returns a Preparer that only prepares (see
+// Merger.NewPreparer).
 func NewPreparer() *Preparer { return &Preparer{p: dedup.NewPreparer()} }
 
-// Prepare does the table-independent half of deduplicating b. into, if
-// not nil, is reused (its Batch is replaced by b).
+// NewPreparer returns a Preparer for m's batches: besides preparing a
+// batch, it resolves it against the newest table m has published, so
+// that m replays what is still valid instead of resolving it (dedup's
+// "Resolving against a snapshot").
+func (m *Merger) NewPreparer() *Preparer {
+	pp := NewPreparer()
+	if _, ok := m.d.(*dedup.Incremental); ok {
+		pp.r, pp.snap = pp.p.NewResolver(), &m.snap
+	}
+	return pp
+}
+
+// Prepare does the table-independent half of deduplicating b, and with
+// a merger's table, resolves it against the newest one. It moves the
+// edges of b.Types in place (dedup.Prepare): until the merger has added
+// b, only its strings, functions, variables and sizes may be read. into,
+// if not nil, is reused (its Batch is replaced by b).
 func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) {
 	pr := into
 	if pr == nil {
@@ -35,6 +55,9 @@ func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) 
 		return nil, err
 	}
 	pr.p = p
+	if pp.r != nil {
+		pp.r.Resolve(p, pp.snap.Load())
+	}
 	return pr, nil
 }
 
