@@ -450,30 +450,6 @@ func (st *batchState) selfLoop(v uint32) bool {
 	return false
 }
 
-// hashSingle computes the label hash, tag, finiteness and hash of a type
-// outside any cycle, whose edges lead to hashed types.
-func (st *batchState) hashSingle(v uint32) {
-	n := st.nodeOf(st.t0 + v)
-	lh := labelHash(n)
-	h, tag, fin := lh, lh, true
-	k := numRefs(n.t, n.w)
-	for j := 0; j < k; j++ {
-		c := refAt(n.t, n.w, j)
-		h = mix(h, st.tagOf(c))
-		tag = mix(tag, st.lhOf(c))
-		fin = fin && st.finOf(c)
-	}
-	h = finalize(h)
-	st.bhash[v], st.fin[v], st.blh[v] = h, fin, lh
-	if key, cut := cutKey(n); cut {
-		st.btag[v], st.blh[v], st.fin[v] = key, key, true
-	} else if fin {
-		st.btag[v] = h
-	} else {
-		st.btag[v] = finalize(tag)
-	}
-}
-
 // resolveSingle resolves a hashed component of one type outside any
 // cycle: its edges are resolved, so a hash lookup and a direct comparison
 // decide.
@@ -515,101 +491,6 @@ func (st *batchState) fwdOf(c uint32) (uint32, bool) {
 	}
 	s, ok := st.d.fwdTo[c]
 	return s, ok
-}
-
-// hashComponent computes the label hashes, tags, finiteness and hashes
-// of the members of a cyclic component. Named structs, unions and FWDs
-// are cut points (their tag is cutKey); every other member whose
-// unfolding, cut there, is finite gets a Merkle tag (its hash), computed
-// children first by a depth-first search over the members that are not
-// cut points; the others (cycles with no named aggregate, which C cannot
-// produce) get a one-level unfolding as tag. low is free scratch here:
-// 0 unvisited, 1 on the stack, 2 done.
-func (st *batchState) hashComponent(members []uint32) {
-	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
-		st.low[m] = 0
-		if key, cut := cutKey(n); cut {
-			st.btag[m], st.blh[m], st.fin[m] = key, key, true
-			st.low[m] = 2
-		} else {
-			st.blh[m] = labelHash(n)
-			st.fin[m] = true
-		}
-	}
-	// Depth-first, children first, over the members that are not cut.
-	stack := st.hstack[:0]
-	pos := st.hpos[:0]
-	for _, root := range members {
-		if st.low[root] != 0 {
-			continue
-		}
-		st.low[root] = 1
-		stack, pos = append(stack, root), append(pos, 0)
-		for len(stack) > 0 {
-			top := len(stack) - 1
-			m := stack[top]
-			n := st.nodeOf(st.t0 + m)
-			if j := int(pos[top]); j < numRefs(n.t, n.w) {
-				pos[top]++
-				c := refAt(n.t, n.w, j)
-				if c < st.t0 || st.res[c-st.t0] != none {
-					st.fin[m] = st.fin[m] && st.finOf(c)
-					continue
-				}
-				ci := c - st.t0
-				switch st.low[ci] {
-				case 0:
-					st.low[ci] = 1
-					stack, pos = append(stack, ci), append(pos, 0)
-				case 1:
-					st.fin[m] = false
-				case 2:
-					st.fin[m] = st.fin[m] && st.fin[ci]
-				}
-				continue
-			}
-			stack, pos = stack[:top], pos[:top]
-			st.low[m] = 2
-			if st.fin[m] {
-				h := st.blh[m]
-				for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-					h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
-				}
-				st.btag[m] = finalize(h)
-			}
-			if top > 0 {
-				p := stack[top-1]
-				st.fin[p] = st.fin[p] && st.fin[m]
-			}
-		}
-	}
-	st.hstack, st.hpos = stack[:0], pos[:0]
-	for _, m := range members {
-		if st.fin[m] {
-			continue
-		}
-		n := st.nodeOf(st.t0 + m)
-		tag := st.blh[m]
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
-		}
-		st.btag[m] = finalize(tag)
-	}
-	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
-		// blh is the label hash computed above, except for cut points,
-		// whose blh is their key, as is their tag (for any other member
-		// blh == btag is a hash collision, and recomputing is still right).
-		h := st.blh[m]
-		if st.btag[m] == h {
-			h = labelHash(n)
-		}
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
-		}
-		st.bhash[m] = finalize(h)
-	}
 }
 
 // targetsResolved ends the epoch if one of members, now resolved, is what
