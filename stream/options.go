@@ -64,8 +64,10 @@ type EncodeOptions struct {
 	MemLimit int64
 	// TmpDir is where spill files go if the budget is exceeded ("": os.TempDir).
 	TmpDir string
-	// Verbose, when non-nil, receives one line per skipped or dropped item
-	// (function with inconsistent prototype, unsupported tag, ...).
+	// Verbose, when non-nil, receives one line per variable left out for a
+	// reason the user may want to know (a name BTF cannot hold, void type,
+	// zero or oversized), naming its section and offset. The workers call
+	// it, so it must be safe for concurrent use; lines come in any order.
 	Verbose func(msg string)
 	// Progress, when non-nil, is called from the encoding goroutine after
 	// each unit of .debug_info and once at the end (Units == TotalUnits).

@@ -49,6 +49,10 @@ func runEncode(sub string, args []string) int {
 	if err != nil {
 		return usageError(sub, err)
 	}
+	if opts.Verbose != nil {
+		in := fs.Arg(0)
+		opts.Verbose = func(msg string) { fmt.Fprintf(stderr, "btfstream: %s: %s\n", in, msg) }
+	}
 	if f.memFloor {
 		if f.base != "" {
 			if opts.Base, err = loadValid(f.base, nil); err != nil {

@@ -158,7 +158,7 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	fs.StringVar(&f.langExclude, "lang_exclude", "", "skip compile units in these `LANGS` (comma-separated, e.g. rust)")
 	fs.IntVarP(&f.jobs, "jobs", "j", 1, "decode with `N` goroutines (-jN, -j N; -j alone: number of CPUs); output is the same for every N")
 	fs.Lookup("jobs").NoOptDefVal = "0"
-	fs.BoolVarP(&f.verbose, "verbose", "V", false, "report skipped functions and types on stderr")
+	fs.BoolVarP(&f.verbose, "verbose", "V", false, "report variables left out (invalid name, void type, zero or oversized) on stderr")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.BoolVar(&f.version, "version", false, "print the pahole version whose behaviour this follows ("+paholeVersion+") and exit;\n"+
 		"kbuild reads it ('btfstream version' prints btfstream's own)")
@@ -316,7 +316,7 @@ func (f *encodeFlags) options() (stream.EncodeOptions, error) {
 	}
 	opts.TmpDir = f.tmpDir
 	if f.verbose {
-		opts.Verbose = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
+		opts.Verbose = func(msg string) { fmt.Fprintln(os.Stderr, msg) } // run names the input
 	}
 	return opts, nil
 }

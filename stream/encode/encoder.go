@@ -44,7 +44,8 @@ type IndexUse struct {
 // Config configures an Encoder.
 type Config struct {
 	Features Features
-	// Verbose, when non-nil, receives one line per skipped item.
+	// Verbose, when non-nil, receives one line per variable left out for a
+	// reason a user may want to know (stream.EncodeOptions.Verbose).
 	Verbose func(msg string)
 	// NameCacheBits sizes each worker's cache of .debug_str names: 1<<n
 	// slots of 32 bytes and the names they hold (0: 1<<15, 1 MiB; a

@@ -3,6 +3,7 @@ package encode
 import (
 	"debug/dwarf"
 	"encoding/binary"
+	"fmt"
 	"strings"
 
 	"github.com/btfstream/btfstream/btf"
@@ -173,6 +174,7 @@ func (vc *varCtx) encodeVars(c *cuConv, declTags bool, out []VarEntry) ([]VarEnt
 		}
 		if !btfNameValid(name) {
 			if vc.force {
+				vc.skipped(c, v, name, "invalid name (encode_force)")
 				continue
 			}
 			return out, c.t.errorf(v, elffile.ErrUnsupported, "invalid variable name %q (use encode_force)", name)
@@ -180,12 +182,14 @@ func (vc *varCtx) encodeVars(c *cuConv, declTags bool, out []VarEntry) ([]VarEnt
 		typ := c.typeOf(d)
 		if typ == 0 {
 			if vc.force {
+				vc.skipped(c, v, name, "void type (encode_force)")
 				continue
 			}
 			return out, c.t.errorf(v, elffile.ErrUnsupported, "variable %q has void type", name)
 		}
 		size := c.size(t.ref(d, dwarf.AttrType), 0)
 		if size == 0 || size > 0xffffffff || addr > 0xffffffff {
+			vc.skipped(c, v, name, fmt.Sprintf("size %d at section offset 0x%x", size, addr))
 			continue
 		}
 		linkage := uint32(btf.LinkageStatic)
@@ -199,4 +203,16 @@ func (vc *varCtx) encodeVars(c *cuConv, declTags bool, out []VarEntry) ([]VarEnt
 		out = append(out, VarEntry{Sec: uint32(shndx), Type: id, Offset: uint32(addr), Size: uint32(size)})
 	}
 	return out, nil
+}
+
+// skipped tells Config.Verbose, if set, that variable DIE v was left out:
+// the reasons a user could want to know of (a name BTF cannot hold, no
+// type, a size BTF cannot hold), not those of variables that are simply
+// not encoded (declarations, sections not asked for). With -j > 1 the
+// workers' lines may interleave in any order; the BTF does not depend on it.
+func (vc *varCtx) skipped(c *cuConv, v int32, name, why string) {
+	if vc.verbose == nil {
+		return
+	}
+	vc.verbose(fmt.Sprintf("%s+0x%x: variable %q skipped: %s", c.t.cu.Section(), c.t.die(v).Offset(), name, why))
 }
