@@ -1,15 +1,15 @@
-// Package btfload benchmarks loading a vmlinux's BTF with btfstream's btf
+// Package loadbench benchmarks loading a vmlinux's BTF with btfstream's btf
 // package next to github.com/cilium/ebpf/btf on the same bytes.
 //
-//	BTFSTREAM_KERNEL=/path/to/vmlinux go test ./bench/btfload -run TestCompare -v
-//	BTFSTREAM_KERNEL=/path/to/vmlinux go test ./bench/btfload -bench . -benchmem
+//	BTFSTREAM_KERNEL=/path/to/vmlinux go test ./bench/loadbench -run TestCompare -v
+//	BTFSTREAM_KERNEL=/path/to/vmlinux go test ./bench/loadbench -bench . -benchmem
 //
 // Without BTFSTREAM_KERNEL the running kernel's /sys/kernel/btf/vmlinux is
 // used if there is one. cilium/ebpf decodes types lazily, so two pairs are
 // measured: load alone (our flat Parse vs cilium's index), and load plus
 // work on every type (our Parse+Validate vs cilium's load plus decoding
 // every type through Spec.All).
-package btfload
+package loadbench
 
 import (
 	"bytes"
