@@ -10,6 +10,8 @@ import (
 // runDedup implements `btfstream dedup IN -o OUT [--base BASE]`: it
 // deduplicates the BTF of IN (raw, or an ELF file's .BTF) and writes raw
 // BTF. With a base, IN is split BTF and stays split over the same base.
+// Exit status: 0 done, 1 bad input or output (as dump and the encoder),
+// 2 usage error.
 func runDedup(args []string) int {
 	fs := newFlagSet("dedup")
 	out := fs.StringP("output", "o", "", "write the deduplicated raw BTF here")
@@ -26,11 +28,11 @@ func runDedup(args []string) int {
 	}
 	spec, err := loadWithBase(fs.Arg(0), *base)
 	if err != nil {
-		return fail(2, "dedup: %v", err)
+		return fail(1, "dedup: %v", err)
 	}
 	res, _, err := dedup.Dedup(spec)
 	if err != nil {
-		return fail(2, "dedup: %s: %v", fs.Arg(0), err)
+		return fail(1, "dedup: %s: %v", fs.Arg(0), err)
 	}
 	res.ByteOrder = spec.ByteOrder
 	if err := outfile.WriteFile(*out, res.Marshal()); err != nil {

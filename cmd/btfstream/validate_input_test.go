@@ -60,12 +60,12 @@ func TestToolsRefuseInvalidBTF(t *testing.T) {
 				args []string
 				code int
 			}{
-				{[]string{"dedup", "-q", bad, "-o", out}, 2},
+				{[]string{"dedup", "-q", bad, "-o", out}, 1},
 				{[]string{"diff", bad, good}, 2},
 				{[]string{"diff", good, bad}, 2},
 				{[]string{"dump", bad}, 1},
 				{[]string{"dump", "--base", bad, good}, 1},
-				{[]string{"dedup", "--base", bad, good, "-o", out}, 2},
+				{[]string{"dedup", "--base", bad, good, "-o", out}, 1},
 				{[]string{"diff", "--base", bad, good, good}, 2},
 				{[]string{"--btf_base", bad, "--btf_encode_detached", out, good}, 1},
 			} {
