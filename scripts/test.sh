@@ -22,6 +22,9 @@
 #   386      GOARCH=386 go test (natively), with the kernel tests: 32-bit
 #            hosts are a product promise
 #   arm      GOARCH=arm go test -short under qemu-arm
+#   hosts    scripts/hosts-check.sh: the 6.12 vmlinux and its xfs.ko
+#            encoded by amd64, 386 and arm (qemu-arm) builds give the same
+#            bytes (~2 min)
 #   e2e      the end-to-end tests against the reference pahole 1.31 on
 #            every kernel (package e2e; BTFSTREAM_E2E_TIMEOUT, default 30m)
 #   kbuild   scripts/kbuild-check.sh: a 6.12 kernel and modules built with
@@ -146,6 +149,7 @@ step race gotest race -- -race -short -count=1 -timeout 20m $race
 step 386 gotest 386 GOARCH=386 BTFSTREAM_KERNEL="$k612" -- -count=1 -timeout 20m $unit
 # shellcheck disable=SC2086
 step arm gotest arm GOARCH=arm GOARM=7 -- -count=1 -short -timeout 20m -exec qemu-arm $unit
+step hosts sh "$root/scripts/hosts-check.sh" "$k612"
 step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k612" BTFSTREAM_ELF_WRITE=1 -- \
   -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-30m}" -v ./e2e/
 
