@@ -28,7 +28,8 @@ func (st *batchState) adjustBase() {
 			continue
 		}
 		kept := false
-		for e := d.agg.find(labelHash(n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+		key := aggKey(n, func(j int) node { return st.nodeOf(st.leftRef(n, j)) }, st.leftRef)
+		for e := d.agg.find(key, d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
 			b := d.aggID[e-1]
 			if !labelEq(n, st.nodeOf(b)) {
 				continue
@@ -86,7 +87,7 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	}
 }
 
-// indexBaseAggregates indexes the base's STRUCTs and UNIONs by label hash,
+// indexBaseAggregates indexes the base's STRUCTs and UNIONs by aggKey,
 // once, for adjustBase.
 func (d *Incremental) indexBaseAggregates() {
 	if d.aggID != nil {
@@ -100,9 +101,51 @@ func (d *Incremental) indexBaseAggregates() {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
 			continue
 		}
-		h := labelHash(node{t, d.base.Extra(btf.TypeID(id)), &v})
+		n := node{t, d.base.Extra(btf.TypeID(id)), &v}
+		h := aggKey(n, func(j int) node {
+			c := btf.TypeID(refAt(n.t, n.w, j))
+			return node{d.base.Type(c), d.base.Extra(c), &v}
+		}, func(n node, j int) uint32 { return refAt(n.t, n.w, j) })
 		d.aggKey = append(d.aggKey, h)
 		d.aggID = append(d.aggID, id)
 		d.aggNext = append(d.aggNext, d.agg.put(h, uint32(len(d.aggID)), d.aggKey, 1))
 	}
+}
+
+// aggKey is the key of an aggregate in adjustBase's index: its label hash
+// mixed with edgeSig of each edge's target (read by target). A check of a
+// pair whose keys differ FAILs at once, so only candidates with the
+// batch struct's key are checked: a pair's edge whose targets' signatures
+// differ is a FAIL leaf (different kinds or labels, or declarations that
+// cannot stand for each other), and a signature is the same for a type,
+// its class and what its resolved declaration stands for. In xfs.ko, 600
+// tracepoint unions { event; handler } share their label with 830 of the
+// base's, and differ by the handler's typedef.
+func aggKey(n node, target func(j int) node, ref func(n node, j int) uint32) uint64 {
+	h := labelHash(n)
+	if adjustLabelsOnly {
+		return h
+	}
+	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+		if ref(n, j) == 0 {
+			h = mix(h, voidTag)
+			continue
+		}
+		h = mix(h, edgeSig(target(j)))
+	}
+	return finalize(h)
+}
+
+// adjustLabelsOnly keys adjustBase's index by label only (tests compare).
+var adjustLabelsOnly = false
+
+// edgeSig is what pairOf requires equal of two types for their pair not to
+// FAIL as a leaf: the kind class and name of a type that declares or
+// defines a struct, union or enum (fwdRank: a declaration and what it
+// stands for sign alike), the label hash of anything else.
+func edgeSig(n node) uint64 {
+	if cls, _ := fwdRank(n); cls != 0xff {
+		return mix(uint64(cls)+1, cstrHash(n.s.tail(uint32(n.t.NameOff))))
+	}
+	return labelHash(n)
 }
