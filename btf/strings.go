@@ -278,6 +278,18 @@ func (s *Strings) AddBytes(str []byte) StrOff {
 // index brings every string of data into the lookup set (strings that came
 // from StringsFromBytes are indexed on first use).
 func (s *Strings) index() {
+	if rest := s.data[min(s.indexed, len(s.data)):]; len(rest) >= 4096 {
+		// Sized once for the strings to come (at most one per NUL; a
+		// base vmlinux's 2 MB hold 100k), not doubled step by step.
+		n := bytes.Count(rest, []byte{0})
+		size := max(len(s.slots), 64)
+		for 2*(s.used+n) >= size {
+			size *= 2
+		}
+		if size > len(s.slots) {
+			s.growTo(size)
+		}
+	}
 	for s.indexed < len(s.data) {
 		o := s.indexed
 		end := bytes.IndexByte(s.data[o:], 0)
