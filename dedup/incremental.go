@@ -178,6 +178,14 @@ func (d *Incremental) indexBase() error {
 	if err := checkRefs(d.base); err != nil {
 		return err
 	}
+	// The base's working state and per-id arrays are sized exactly (resize
+	// and grow would add a quarter): 108k types on a vmlinux, set up once
+	// per module, where they are most of what a small module allocates.
+	n := d.base.Len()
+	d.st = &batchState{d: d,
+		res: make([]uint32, n), aux: make([]uint32, n), idx: make([]uint32, n), low: make([]uint32, n), bnext: make([]uint32, n),
+		bhash: make([]uint64, n), btag: make([]uint64, n), blh: make([]uint64, n), fin: make([]bool, n)}
+	d.index.reset(n)
 	st := d.loadSpec(d.base)
 	st.fwdOK = false // the base is final: no FWD in it is resolved again
 	st.run()
