@@ -66,6 +66,11 @@ func StringsFromBytes(data []byte, base *Strings) *Strings {
 	return &Strings{base: base, data: data, seed: seedOf(base)}
 }
 
+// Own copies the table's local bytes into a buffer of their own: a table
+// from StringsFromBytes (Parse) otherwise keeps the whole buffer they are
+// part of alive, types and all. Offsets and the lookup set are unchanged.
+func (s *Strings) Own() { s.data = bytes.Clone(s.data) }
+
 // seedOf returns base's seed (a new one without base), so a split table
 // hashes like its base.
 func seedOf(base *Strings) maphash.Seed {
