@@ -28,8 +28,7 @@ func (st *batchState) adjustBase() {
 			continue
 		}
 		kept := false
-		key := aggKey(n, func(j int) node { return st.nodeOf(st.leftRef(n, j)) }, st.leftRef)
-		for e := d.agg.find(key, d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+		for e := d.agg.find(st.aggKey(n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
 			b := d.aggID[e-1]
 			if !labelEq(n, st.nodeOf(b)) {
 				continue
@@ -101,37 +100,46 @@ func (d *Incremental) indexBaseAggregates() {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
 			continue
 		}
-		n := node{t, d.base.Extra(btf.TypeID(id)), &v}
-		h := aggKey(n, func(j int) node {
-			c := btf.TypeID(refAt(n.t, n.w, j))
-			return node{d.base.Type(c), d.base.Extra(c), &v}
-		}, func(n node, j int) uint32 { return refAt(n.t, n.w, j) })
+		w := d.base.Extra(btf.TypeID(id))
+		var h uint64
+		if adjustLabelsOnly {
+			h = labelHash(node{t, w, &v})
+		} else {
+			// The base's label signatures are d.lh: no string is read.
+			h = d.lh[id]
+			for j, k := 0, numRefs(t, w); j < k; j++ {
+				h = mix(h, d.lh[refAt(t, w, j)])
+			}
+			h = finalize(h)
+		}
 		d.aggKey = append(d.aggKey, h)
 		d.aggID = append(d.aggID, id)
 		d.aggNext = append(d.aggNext, d.agg.put(h, uint32(len(d.aggID)), d.aggKey, 1))
 	}
 }
 
-// aggKey is the key of an aggregate in adjustBase's index: its label hash
-// mixed with edgeSig of each edge's target (read by target). A check of a
-// pair whose keys differ FAILs at once, so only candidates with the
+// aggKey is the key of a batch STRUCT or UNION in adjustBase's index,
+// as indexBaseAggregates computes it for the base's: its label signature
+// mixed with those of its edges' targets (the base's are d.lh). A check of
+// a pair whose keys differ FAILs at once, so only candidates with the
 // batch struct's key are checked: a pair's edge whose targets' signatures
 // differ is a FAIL leaf (different kinds or labels, or declarations that
 // cannot stand for each other), and a signature is the same for a type,
 // its class and what its resolved declaration stands for. In xfs.ko, 600
 // tracepoint unions { event; handler } share their label with 830 of the
 // base's, and differ by the handler's typedef.
-func aggKey(n node, target func(j int) node, ref func(n node, j int) uint32) uint64 {
-	h := labelHash(n)
+func (st *batchState) aggKey(n node) uint64 {
 	if adjustLabelsOnly {
-		return h
+		return labelHash(n)
 	}
+	h := labelSig(n)
 	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-		if ref(n, j) == 0 {
-			h = mix(h, voidTag)
-			continue
+		c := st.leftRef(n, j)
+		if c < st.t0 {
+			h = mix(h, st.d.lh[c])
+		} else {
+			h = mix(h, labelSig(st.nodeOf(c)))
 		}
-		h = mix(h, edgeSig(target(j)))
 	}
 	return finalize(h)
 }
@@ -139,13 +147,14 @@ func aggKey(n node, target func(j int) node, ref func(n node, j int) uint32) uin
 // adjustLabelsOnly keys adjustBase's index by label only (tests compare).
 var adjustLabelsOnly = false
 
-// edgeSig is what pairOf requires equal of two types for their pair not to
-// FAIL as a leaf: the kind class and name of a type that declares or
-// defines a struct, union or enum (fwdRank: a declaration and what it
-// stands for sign alike), the label hash of anything else.
-func edgeSig(n node) uint64 {
-	if cls, _ := fwdRank(n); cls != 0xff {
-		return mix(uint64(cls)+1, cstrHash(n.s.tail(uint32(n.t.NameOff))))
+// labelSig is a type's label signature, what the table keeps as its lh: a
+// named STRUCT, UNION, FWD, ENUM or ENUM64 signs with its cutKey (kind
+// class and name: a declaration and what it stands for sign alike),
+// anything else with its label hash. Two types whose pair does not FAIL
+// as a leaf in pairOf sign alike.
+func labelSig(n node) uint64 {
+	if key, cut := cutKey(n); cut {
+		return key
 	}
 	return labelHash(n)
 }
