@@ -23,6 +23,12 @@ type ValidateOptions struct {
 	// verifier checks pointer members against it. 0 takes the size of the
 	// INT 'long int' / 'long unsigned int' if the BTF has one, else 8.
 	PtrSize uint32
+	// TrustBase: the base of split BTF was validated already (with the
+	// same PtrSize), so it is not checked again; only what the split's
+	// types read of it is computed (the resolved ids and sizes of the
+	// base types they reference). A module's base is a whole vmlinux,
+	// whose checks take longer than the module's own.
+	TrustBase bool
 }
 
 // Validate checks the Spec against the rules of the kernel's BTF verifier
@@ -46,7 +52,11 @@ func (s *Spec) ValidateWith(o ValidateOptions) error {
 func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 	v := &verifier{s: s, ptrSize: o.PtrSize, first: s.FirstID(), next: s.NextID()}
 	if s.base != nil {
-		bv, err := newVerifier(s.base, o)
+		newBase := newVerifier
+		if o.TrustBase {
+			newBase = func(b *Spec, o ValidateOptions) (*verifier, error) { return trustedVerifier(b, o, s) }
+		}
+		bv, err := newBase(s.base, o)
 		if err != nil {
 			return nil, fmt.Errorf("base: %w", err)
 		}
@@ -85,6 +95,30 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// trustedVerifier is the verifier of a base validated before, for split
+// BTF on top of it: nothing is checked but that the base types split's
+// types reference resolve, which is all split's verifier reads of it.
+// (What a type resolves to does not depend on which type's resolution
+// reached it first.)
+func trustedVerifier(base *Spec, o ValidateOptions, split *Spec) (*verifier, error) {
+	v := &verifier{s: base, ptrSize: o.PtrSize, first: base.FirstID(), next: base.NextID()}
+	if v.ptrSize == 0 {
+		v.ptrSize = guessPtrSize(base)
+	}
+	n := base.Len()
+	v.visit, v.resID, v.resSize = make([]uint8, n), make([]TypeID, n), make([]uint32, n)
+	var err error
+	for id := split.FirstID(); id < split.NextID() && err == nil; id++ {
+		split.ForEachRef(id, func(ref *uint32) {
+			b := TypeID(*ref)
+			if err == nil && b >= v.first && b < v.next && needsResolve(base.Kind(b)) && !v.resolved(b) {
+				err = v.resolve(b)
+			}
+		})
+	}
+	return v, err
 }
 
 func guessPtrSize(s *Spec) uint32 {
