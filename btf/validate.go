@@ -215,20 +215,52 @@ func (v *verifier) nameOK(off StrOff) bool { return uint32(off) < v.s.strings.Le
 // validIdentifier is btf_name_valid_identifier: a C identifier of at most
 // KSYM_NAME_LEN-1 bytes, where the kernel also accepts '.' (as in
 // "foo.isra.0"). The offset must be valid.
+//
+// A vmlinux names its 108k types and 500k members with 100k strings:
+// offsets found valid are remembered (a bit per byte of strings).
 func (v *verifier) validIdentifier(off StrOff) bool {
+	if v.identOK == nil {
+		v.identOK = make([]uint64, v.s.strings.Len()/64+1)
+	}
+	if int(off/64) < len(v.identOK) && v.identOK[off/64]&(1<<(off%64)) != 0 {
+		return true
+	}
 	b, err := v.s.strings.LookupBytes(off)
 	if err != nil || len(b) == 0 || len(b) >= maxNameLen {
 		return false
 	}
-	for i, c := range b {
-		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		digit := c >= '0' && c <= '9'
-		if !(alpha || c == '_' || c == '.' || i > 0 && digit) {
+	if identChar[b[0]] != identStart {
+		return false
+	}
+	for _, c := range b[1:] {
+		if identChar[c] == 0 {
 			return false
 		}
 	}
+	if int(off/64) < len(v.identOK) {
+		v.identOK[off/64] |= 1 << (off % 64)
+	}
 	return true
 }
+
+// identChar classes bytes for validIdentifier: identStart may begin an
+// identifier (letters, '_', '.'), identDigit only follow.
+var identChar = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '.':
+			t[c] = identStart
+		case c >= '0' && c <= '9':
+			t[c] = identDigit
+		}
+	}
+	return t
+}()
+
+const (
+	identStart = 1
+	identDigit = 2
+)
 
 // validSection is btf_name_valid_section: DATASEC names may hold any
 // printable character (".data..percpu", ".bss").
