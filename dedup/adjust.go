@@ -28,7 +28,7 @@ func (st *batchState) adjustBase() {
 			continue
 		}
 		kept := false
-		for e := d.agg.find(st.aggKey(n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+		for e := d.agg.find(st.aggKey(v, n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
 			b := d.aggID[e-1]
 			if !labelEq(n, st.nodeOf(b)) {
 				continue
@@ -128,18 +128,29 @@ func (d *Incremental) indexBaseAggregates() {
 // its class and what its resolved declaration stands for. In xfs.ko, 600
 // tracepoint unions { event; handler } share their label with 830 of the
 // base's, and differ by the handler's typedef.
-func (st *batchState) aggKey(n node) uint64 {
+func (st *batchState) aggKey(v uint32, n node) uint64 {
 	if adjustLabelsOnly {
 		return labelHash(n)
 	}
-	h := labelSig(n)
+	// A prepared batch's label hashes are known (Prepare's blh is
+	// labelSig); other batches are hashed after adjustBase.
+	sig := func(c uint32, n node) uint64 {
+		switch {
+		case c < st.t0:
+			return st.d.lh[c]
+		case st.borrowedHashes:
+			return st.blh[c-st.t0]
+		}
+		return labelSig(n)
+	}
+	h := sig(v, n)
 	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 		c := st.leftRef(n, j)
-		if c < st.t0 {
-			h = mix(h, st.d.lh[c])
-		} else {
-			h = mix(h, labelSig(st.nodeOf(c)))
+		var cn node
+		if c >= st.t0 && !st.borrowedHashes {
+			cn = st.nodeOf(c)
 		}
+		h = mix(h, sig(c, cn))
 	}
 	return finalize(h)
 }

@@ -90,6 +90,7 @@ func TestAdjustKey(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(11))
 	fewer, kept := 0, 0
+	prep := NewPreparer()
 	for trial := 0; trial < trials; trial++ {
 		bc, bp := genFwdUnits(rng)
 		base, _, err := Dedup(concat(bc, bp))
@@ -97,21 +98,37 @@ func TestAdjustKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		cus, perms := genFwdUnits(rng)
-		var outs [2][]byte
-		var maps [2][]btf.TypeID
-		var checks [2]int
-		for mode := 0; mode < 2; mode++ {
+		// Modes: AddBatch, AddBatch keyed by labels only, AddPrepared
+		// (whose keys read Prepare's label hashes).
+		var outs [3][]byte
+		var maps [3][]btf.TypeID
+		var checks [3]int
+		for mode := 0; mode < 3; mode++ {
 			adjustLabelsOnly = mode == 1
 			d, err := NewIncremental(base)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, cu := range cus {
-				b := d.NewBatch()
-				ids := emit(b, cu, perms[i], nil)
-				r, err := d.AddBatch(b)
-				if err != nil {
-					t.Fatal(err)
+				var r Remap
+				var ids []btf.TypeID
+				if mode == 2 {
+					b := btf.NewSpec()
+					ids = emit(b, cu, perms[i], nil)
+					p, err := prep.Prepare(b, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err = d.AddPrepared(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					b := d.NewBatch()
+					ids = emit(b, cu, perms[i], nil)
+					if r, err = d.AddBatch(b); err != nil {
+						t.Fatal(err)
+					}
 				}
 				for _, id := range ids {
 					maps[mode] = append(maps[mode], r.Map(id))
@@ -130,6 +147,12 @@ func TestAdjustKey(t *testing.T) {
 		adjustLabelsOnly = false
 		if !bytes.Equal(outs[0], outs[1]) || !slices.Equal(maps[0], maps[1]) {
 			t.Fatalf("trial %d: output differs with the index keyed by labels only", trial)
+		}
+		if !bytes.Equal(outs[0], outs[2]) || !slices.Equal(maps[0], maps[2]) {
+			t.Fatalf("trial %d: AddPrepared's output differs from AddBatch's", trial)
+		}
+		if checks[2] != checks[0] {
+			t.Fatalf("trial %d: %d checks via AddPrepared, %d via AddBatch", trial, checks[2], checks[0])
 		}
 		if checks[0] > checks[1] {
 			t.Fatalf("trial %d: %d checks with edge signatures, %d with labels only", trial, checks[0], checks[1])
