@@ -13,7 +13,9 @@ import "github.com/btfstream/btfstream/btf"
 // later candidate is OK; later checks read the resolved FWDs as the
 // structs, so only the first type (in id order) to reach a base FWD is
 // kept for it. This is libbpf's hypot_adjust_canon, in libbpf's order.
-// Hashes are not known yet, so the checks compare labels only.
+// The checks compare labels only (hashes are not known yet for AddBatch's
+// batches); candidates whose check would FAIL at its first pair are
+// skipped by the index's key (aggKey).
 func (st *batchState) adjustBase() {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {

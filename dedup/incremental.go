@@ -64,7 +64,7 @@ type Incremental struct {
 
 	stats walkStats // work of the equivalence checks so far
 
-	// Split mode: base STRUCTs and UNIONs by label hash (adjustBase), and
+	// Split mode: base STRUCTs and UNIONs by aggKey (adjustBase), and
 	// the table ids of classes kept apart from the base.
 	agg     hindex
 	aggKey  []uint64
