@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"encoding/binary"
 	"fmt"
 )
 
@@ -33,9 +34,10 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 	s.ByteOrder = bo
 	s.Header = h
 
-	// Every type is at least 12 bytes, so this bounds the allocation by the
-	// input's own size.
-	s.Grow(len(types)/12, len(types)/4)
+	// Sized exactly by a first pass that reads only the headers (a base
+	// vmlinux is 108k types: bounding by 12 bytes a type would reserve
+	// twice what it takes, for as long as the Spec lives).
+	s.Grow(countTypes(types, bo))
 	base0 := int64(h.HdrLen + h.TypeOff)
 	for off := 0; off < len(types); {
 		if len(types)-off < 12 {
@@ -62,4 +64,20 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 		s.extraAt = append(s.extraAt, uint32(len(s.extra)))
 	}
 	return s, nil
+}
+
+// countTypes returns how many types and extra words types holds, up to the
+// first one that does not fit or has an unknown kind (Parse reports it).
+func countTypes(types []byte, bo binary.ByteOrder) (n, words int) {
+	for off := 0; len(types)-off >= 12; n++ {
+		info := bo.Uint32(types[off+4:])
+		t := Type{Info: info}
+		k := t.Kind().ExtraWords(t.Vlen())
+		if k < 0 || k > (len(types)-off-12)/4 {
+			break
+		}
+		off += 12 + 4*k
+		words += k
+	}
+	return n, words
 }

@@ -51,6 +51,7 @@ type verifier struct {
 	visit   []uint8  // per local type
 	resID   []TypeID // resolved type id (kernel resolved_ids)
 	resSize []uint32 // resolved size of arrays (kernel resolved_sizes)
+	identOK []uint64 // by string offset: a valid identifier (validIdentifier)
 
 	stack [maxResolveDeep]vertex
 	top   int

@@ -66,6 +66,11 @@ func StringsFromBytes(data []byte, base *Strings) *Strings {
 	return &Strings{base: base, data: data, seed: seedOf(base)}
 }
 
+// Own copies the table's local bytes into a buffer of their own: a table
+// from StringsFromBytes (Parse) otherwise keeps the whole buffer they are
+// part of alive, types and all. Offsets and the lookup set are unchanged.
+func (s *Strings) Own() { s.data = bytes.Clone(s.data) }
+
 // seedOf returns base's seed (a new one without base), so a split table
 // hashes like its base.
 func seedOf(base *Strings) maphash.Seed {
@@ -278,6 +283,18 @@ func (s *Strings) AddBytes(str []byte) StrOff {
 // index brings every string of data into the lookup set (strings that came
 // from StringsFromBytes are indexed on first use).
 func (s *Strings) index() {
+	if rest := s.data[min(s.indexed, len(s.data)):]; len(rest) >= 4096 {
+		// Sized once for the strings to come (at most one per NUL; a
+		// base vmlinux's 2 MB hold 100k), not doubled step by step.
+		n := bytes.Count(rest, []byte{0})
+		size := max(len(s.slots), 64)
+		for 2*(s.used+n) >= size {
+			size *= 2
+		}
+		if size > len(s.slots) {
+			s.growTo(size)
+		}
+	}
 	for s.indexed < len(s.data) {
 		o := s.indexed
 		end := bytes.IndexByte(s.data[o:], 0)

@@ -23,6 +23,12 @@ type ValidateOptions struct {
 	// verifier checks pointer members against it. 0 takes the size of the
 	// INT 'long int' / 'long unsigned int' if the BTF has one, else 8.
 	PtrSize uint32
+	// TrustBase: the base of split BTF was validated already (with the
+	// same PtrSize), so it is not checked again; only what the split's
+	// types read of it is computed (the resolved ids and sizes of the
+	// base types they reference). A module's base is a whole vmlinux,
+	// whose checks take longer than the module's own.
+	TrustBase bool
 }
 
 // Validate checks the Spec against the rules of the kernel's BTF verifier
@@ -46,7 +52,11 @@ func (s *Spec) ValidateWith(o ValidateOptions) error {
 func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 	v := &verifier{s: s, ptrSize: o.PtrSize, first: s.FirstID(), next: s.NextID()}
 	if s.base != nil {
-		bv, err := newVerifier(s.base, o)
+		newBase := newVerifier
+		if o.TrustBase {
+			newBase = func(b *Spec, o ValidateOptions) (*verifier, error) { return trustedVerifier(b, o, s) }
+		}
+		bv, err := newBase(s.base, o)
 		if err != nil {
 			return nil, fmt.Errorf("base: %w", err)
 		}
@@ -85,6 +95,30 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// trustedVerifier is the verifier of a base validated before, for split
+// BTF on top of it: nothing is checked but that the base types split's
+// types reference resolve, which is all split's verifier reads of it.
+// (What a type resolves to does not depend on which type's resolution
+// reached it first.)
+func trustedVerifier(base *Spec, o ValidateOptions, split *Spec) (*verifier, error) {
+	v := &verifier{s: base, ptrSize: o.PtrSize, first: base.FirstID(), next: base.NextID()}
+	if v.ptrSize == 0 {
+		v.ptrSize = guessPtrSize(base)
+	}
+	n := base.Len()
+	v.visit, v.resID, v.resSize = make([]uint8, n), make([]TypeID, n), make([]uint32, n)
+	var err error
+	for id := split.FirstID(); id < split.NextID() && err == nil; id++ {
+		split.ForEachRef(id, func(ref *uint32) {
+			b := TypeID(*ref)
+			if err == nil && b >= v.first && b < v.next && needsResolve(base.Kind(b)) && !v.resolved(b) {
+				err = v.resolve(b)
+			}
+		})
+	}
+	return v, err
 }
 
 func guessPtrSize(s *Spec) uint32 {
@@ -181,20 +215,52 @@ func (v *verifier) nameOK(off StrOff) bool { return uint32(off) < v.s.strings.Le
 // validIdentifier is btf_name_valid_identifier: a C identifier of at most
 // KSYM_NAME_LEN-1 bytes, where the kernel also accepts '.' (as in
 // "foo.isra.0"). The offset must be valid.
+//
+// A vmlinux names its 108k types and 500k members with 100k strings:
+// offsets found valid are remembered (a bit per byte of strings).
 func (v *verifier) validIdentifier(off StrOff) bool {
+	if v.identOK == nil {
+		v.identOK = make([]uint64, v.s.strings.Len()/64+1)
+	}
+	if int(off/64) < len(v.identOK) && v.identOK[off/64]&(1<<(off%64)) != 0 {
+		return true
+	}
 	b, err := v.s.strings.LookupBytes(off)
 	if err != nil || len(b) == 0 || len(b) >= maxNameLen {
 		return false
 	}
-	for i, c := range b {
-		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		digit := c >= '0' && c <= '9'
-		if !(alpha || c == '_' || c == '.' || i > 0 && digit) {
+	if identChar[b[0]] != identStart {
+		return false
+	}
+	for _, c := range b[1:] {
+		if identChar[c] == 0 {
 			return false
 		}
 	}
+	if int(off/64) < len(v.identOK) {
+		v.identOK[off/64] |= 1 << (off % 64)
+	}
 	return true
 }
+
+// identChar classes bytes for validIdentifier: identStart may begin an
+// identifier (letters, '_', '.'), identDigit only follow.
+var identChar = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '.':
+			t[c] = identStart
+		case c >= '0' && c <= '9':
+			t[c] = identDigit
+		}
+	}
+	return t
+}()
+
+const (
+	identStart = 1
+	identDigit = 2
+)
 
 // validSection is btf_name_valid_section: DATASEC names may hold any
 // printable character (".data..percpu", ".bss").

@@ -13,7 +13,9 @@ import "github.com/btfstream/btfstream/btf"
 // later candidate is OK; later checks read the resolved FWDs as the
 // structs, so only the first type (in id order) to reach a base FWD is
 // kept for it. This is libbpf's hypot_adjust_canon, in libbpf's order.
-// Hashes are not known yet, so the checks compare labels only.
+// The checks compare labels only (hashes are not known yet for AddBatch's
+// batches); candidates whose check would FAIL at its first pair are
+// skipped by the index's key (aggKey).
 func (st *batchState) adjustBase() {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {
@@ -28,7 +30,7 @@ func (st *batchState) adjustBase() {
 			continue
 		}
 		kept := false
-		for e := d.agg.find(labelHash(n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+		for e := d.agg.find(st.aggKey(v, n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
 			b := d.aggID[e-1]
 			if !labelEq(n, st.nodeOf(b)) {
 				continue
@@ -86,7 +88,7 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	}
 }
 
-// indexBaseAggregates indexes the base's STRUCTs and UNIONs by label hash,
+// indexBaseAggregates indexes the base's STRUCTs and UNIONs by aggKey,
 // once, for adjustBase.
 func (d *Incremental) indexBaseAggregates() {
 	if d.aggID != nil {
@@ -100,9 +102,72 @@ func (d *Incremental) indexBaseAggregates() {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
 			continue
 		}
-		h := labelHash(node{t, d.base.Extra(btf.TypeID(id)), &v})
+		w := d.base.Extra(btf.TypeID(id))
+		var h uint64
+		if adjustLabelsOnly {
+			h = labelHash(node{t, w, &v})
+		} else {
+			// The base's label signatures are d.lh: no string is read.
+			h = d.lh[id]
+			for j, k := 0, numRefs(t, w); j < k; j++ {
+				h = mix(h, d.lh[refAt(t, w, j)])
+			}
+			h = finalize(h)
+		}
 		d.aggKey = append(d.aggKey, h)
 		d.aggID = append(d.aggID, id)
 		d.aggNext = append(d.aggNext, d.agg.put(h, uint32(len(d.aggID)), d.aggKey, 1))
 	}
+}
+
+// aggKey is the key of a batch STRUCT or UNION in adjustBase's index,
+// as indexBaseAggregates computes it for the base's: its label signature
+// mixed with those of its edges' targets (the base's are d.lh). A check of
+// a pair whose keys differ FAILs at once, so only candidates with the
+// batch struct's key are checked: a pair's edge whose targets' signatures
+// differ is a FAIL leaf (different kinds or labels, or declarations that
+// cannot stand for each other), and a signature is the same for a type,
+// its class and what its resolved declaration stands for. In xfs.ko, 600
+// tracepoint unions { event; handler } share their label with 830 of the
+// base's, and differ by the handler's typedef.
+func (st *batchState) aggKey(v uint32, n node) uint64 {
+	if adjustLabelsOnly {
+		return labelHash(n)
+	}
+	// A prepared batch's label hashes are known (Prepare's blh is
+	// labelSig); other batches are hashed after adjustBase.
+	sig := func(c uint32, n node) uint64 {
+		switch {
+		case c < st.t0:
+			return st.d.lh[c]
+		case st.borrowedHashes:
+			return st.blh[c-st.t0]
+		}
+		return labelSig(n)
+	}
+	h := sig(v, n)
+	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
+		c := st.leftRef(n, j)
+		var cn node
+		if c >= st.t0 && !st.borrowedHashes {
+			cn = st.nodeOf(c)
+		}
+		h = mix(h, sig(c, cn))
+	}
+	return finalize(h)
+}
+
+// adjustLabelsOnly keys adjustBase's index by label only (tests compare).
+var adjustLabelsOnly = false
+
+// labelSig is a type's label signature, what the table keeps as its lh: a
+// named STRUCT, UNION, FWD, ENUM or ENUM64 signs with its cutKey (kind
+// class and name: a declaration and what it stands for sign alike),
+// anything else with its label hash. Two types whose pair does not FAIL
+// as a leaf in pairOf sign alike.
+func labelSig(n node) uint64 {
+	if key, cut := cutKey(n); cut {
+		return key
+	}
+	return labelHash(n)
 }

@@ -72,12 +72,13 @@ func (st *batchState) commitBase() {
 	st.number(remap, true)
 	dup := false
 	st.fwdNew = st.fwdNew[:0]
-	d.grow(st.n)
+	// The hashes are in place (indexBase): only the chain links are
+	// added.
 	for i := 0; i < st.n; i++ {
 		id := st.t0 + uint32(i)
 		rep := uint32(remap[i]) == id
 		dup = dup || !rep
-		d.push(st.bhash[i], st.btag[i], st.blh[i], st.fin[i], rep && !d.neverMerged(st.kind(uint32(i))))
+		d.link(rep && !d.neverMerged(st.kind(uint32(i))))
 	}
 	if dup {
 		d.canon = make([]uint32, st.t0+uint32(st.n))

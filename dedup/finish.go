@@ -118,40 +118,6 @@ func fwdClass(t btf.Type) (cls uint64, complete, ok bool) {
 func (d *Incremental) resolveFwds() []uint32 {
 	st := d.table.Strings()
 	first := uint32(d.table.FirstID())
-	// Names are keyed by their canonical offset: table names were interned;
-	// base names are looked up again, since a base may repeat strings.
-	cand := make(map[uint64]uint32)
-	add := func(id uint32, t btf.Type, nameOff uint32) {
-		cls, complete, ok := fwdClass(t)
-		if !ok || !complete {
-			return
-		}
-		key := uint64(nameOff)<<2 | cls
-		if v, seen := cand[key]; seen {
-			if v != id {
-				cand[key] = none
-			}
-			return
-		}
-		cand[key] = id
-	}
-	var bview strView
-	if d.base != nil {
-		bview = viewOf(d.base.Strings())
-	}
-	for id := uint32(1); id < first; id++ {
-		if d.canonEx(id) != id {
-			continue
-		}
-		t := d.base.Type(btf.TypeID(id))
-		if _, complete, ok := fwdClass(t); !ok || !complete {
-			continue
-		}
-		off, found := st.Find(bview.bytes(uint32(t.NameOff)))
-		if found {
-			add(id, t, uint32(off))
-		}
-	}
 	// A shared string table may repeat strings: key its names by the
 	// first offset met with the same content. (Strings.Find would do, but
 	// it builds an index inside a table that belongs to the caller.)
@@ -182,11 +148,67 @@ func (d *Incremental) resolveFwds() []uint32 {
 		nnext = append(nnext, names.put(h, uint32(len(noffs)), nkeys, 1))
 		return off
 	}
+	// The table's declarations that no walk resolved, by name (keyed by
+	// canonical offset: table names were interned) and class: only these
+	// are looked for among the definitions. In a module there are few or
+	// none, and the base's 20k definitions are not looked up in vain.
+	cand := make(map[uint64]uint32)
+	wantHash := make(map[uint64]bool) // content hashes of their names
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
-		if _, complete, ok := fwdClass(t); ok && complete {
-			if off := name(t); off != 0 {
-				add(id, t, off)
+		cls, complete, ok := fwdClass(t)
+		if !ok || complete {
+			continue
+		}
+		if _, ok := d.fwdTo[id]; ok {
+			continue
+		}
+		if off := name(t); off != 0 {
+			cand[uint64(off)<<2|cls] = 0
+			wantHash[cstrHash(tview.tail(off))] = true
+		}
+	}
+	// A declaration resolves to the one definition of its name and class
+	// (none: more than one).
+	add := func(id uint32, t btf.Type, nameOff uint32) {
+		cls, _, _ := fwdClass(t)
+		key := uint64(nameOff)<<2 | cls
+		if v, wanted := cand[key]; !wanted || v == id {
+			return
+		} else if v != 0 {
+			cand[key] = none
+			return
+		}
+		cand[key] = id
+	}
+	if len(cand) > 0 {
+		// Base names are looked up again, since a base may repeat strings.
+		var bview strView
+		if d.base != nil {
+			bview = viewOf(d.base.Strings())
+		}
+		for id := uint32(1); id < first; id++ {
+			if d.canonEx(id) != id {
+				continue
+			}
+			t := d.base.Type(btf.TypeID(id))
+			if _, complete, ok := fwdClass(t); !ok || !complete {
+				continue
+			}
+			b := bview.bytes(uint32(t.NameOff))
+			if !wantHash[cstrHash(b)] {
+				continue
+			}
+			if off, found := st.Find(b); found {
+				add(id, t, uint32(off))
+			}
+		}
+		for id := first; id < uint32(d.table.NextID()); id++ {
+			t := d.table.Type(btf.TypeID(id))
+			if _, complete, ok := fwdClass(t); ok && complete {
+				if off := name(t); off != 0 {
+					add(id, t, off)
+				}
 			}
 		}
 	}
@@ -212,7 +234,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if off == 0 {
 			continue
 		}
-		if v, seen := cand[uint64(off)<<2|cls]; seen && v != none {
+		if v := cand[uint64(off)<<2|cls]; v != 0 && v != none {
 			if target == nil {
 				target = make([]uint32, d.table.Len())
 			}

@@ -161,4 +161,40 @@ var fwdCases = []dedupCase{
 			"[10] STRUCT 'mod' size 8 {h:9@0}",
 		},
 	},
+	{
+		// Finish resolves the module's declarations that no walk met by
+		// unique name among the base's and the table's definitions: a
+		// to the base's a, c to the module's c; b stays (two base b's).
+		name: "split: Finish resolves declarations by unique name over base and table",
+		base: func(b *builder) {
+			b.Int("int", "int", 4)
+			b.Int("long", "long", 8)
+			b.Struct("a", "a", 4, "x:int@0")
+			b.Struct("b", "b", 4, "x:int@0")
+			b.Struct("b8", "b", 8, "x:long@0")
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Fwd("fa", "a", false)
+				b.Fwd("fb", "b", false)
+				b.Fwd("fc", "c", false)
+				b.Ptr("p1", "fa")
+				b.Ptr("p2", "fb")
+				b.Ptr("p3", "fc")
+				b.Struct("m", "mod", 24, "p:p1@0", "q:p2@64", "r:p3@128")
+			},
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("c", "c", 4, "x:i@0")
+			},
+		},
+		want: []string{
+			"[6] FWD 'b' struct",
+			"[7] PTR '' -> 3",
+			"[8] PTR '' -> 6",
+			"[9] PTR '' -> 11",
+			"[10] STRUCT 'mod' size 24 {p:7@0 q:8@64 r:9@128}",
+			"[11] STRUCT 'c' size 4 {x:1@0}",
+		},
+	},
 }

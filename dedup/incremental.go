@@ -64,7 +64,7 @@ type Incremental struct {
 
 	stats walkStats // work of the equivalence checks so far
 
-	// Split mode: base STRUCTs and UNIONs by label hash (adjustBase), and
+	// Split mode: base STRUCTs and UNIONs by aggKey (adjustBase), and
 	// the table ids of classes kept apart from the base.
 	agg     hindex
 	aggKey  []uint64
@@ -178,6 +178,23 @@ func (d *Incremental) indexBase() error {
 	if err := checkRefs(d.base); err != nil {
 		return err
 	}
+	// The base's working state and per-id arrays are sized exactly (resize
+	// and grow would add a quarter): 108k types on a vmlinux, set up once
+	// per module, where they are most of what a small module allocates.
+	// The base's hashes are computed in place: the batch's hash arrays
+	// are the table's per-id arrays past void (base ids are 1 to n), with
+	// a sixteenth of room for the module's types past them.
+	n := d.base.Len()
+	c := 1 + n + n/16
+	d.hash = append(make([]uint64, 0, c), d.hash...)[:1+n]
+	d.tag = append(make([]uint64, 0, c), d.tag...)[:1+n]
+	d.lh = append(make([]uint64, 0, c), d.lh...)[:1+n]
+	d.fin = append(make([]bool, 0, c), d.fin...)[:1+n]
+	d.next = append(make([]uint32, 0, c), d.next...)
+	d.st = &batchState{d: d,
+		res: make([]uint32, n), aux: make([]uint32, n), idx: make([]uint32, n), low: make([]uint32, n), bnext: make([]uint32, n),
+		bhash: d.hash[1:], btag: d.tag[1:], blh: d.lh[1:], fin: d.fin[1:]}
+	d.index.reset(n)
 	st := d.loadSpec(d.base)
 	st.fwdOK = false // the base is final: no FWD in it is resolved again
 	st.run()
@@ -230,16 +247,22 @@ func (d *Incremental) Reserve(n, words, strings int) {
 	}
 }
 
-// push appends the per-id state of a new table (or base) id.
+// push appends the per-id state of a new table id.
 func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
-	id := uint32(len(d.hash))
 	d.hash = append(d.hash, h)
 	d.tag = append(d.tag, tag)
 	d.lh = append(d.lh, lh)
 	d.fin = append(d.fin, fin)
+	d.link(indexed)
+}
+
+// link appends the hash chain link of the next id, whose hash is set,
+// and indexes it if indexed.
+func (d *Incremental) link(indexed bool) {
+	id := uint32(len(d.next))
 	var nx uint32
 	if indexed {
-		nx = d.index.put(h, id, d.hash, 0)
+		nx = d.index.put(d.hash[id], id, d.hash, 0)
 	}
 	d.next = append(d.next, nx)
 }

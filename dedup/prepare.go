@@ -221,8 +221,8 @@ func (d *Incremental) loadPrepared(p *Prepared) *batchState {
 	st := d.batchAdopt(batchBase, p.batch.Strings(), false)
 	st.borrow(p)
 	st.ready()
-	st.adjustBase()
 	st.borrowHashes(p)
+	st.adjustBase() // reads the label hashes (blh)
 	for i := range st.idx {
 		st.idx[i] = none // every component is done, as after Tarjan
 	}

@@ -1,6 +1,9 @@
 package dedup
 
 import (
+	"bytes"
+	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -74,4 +77,92 @@ func TestDedupEmpty(t *testing.T) {
 	if err != nil || out.Len() != 0 {
 		t.Fatalf("Dedup(empty) = %d types, %v", out.Len(), err)
 	}
+}
+
+// TestAdjustKey: keying adjustBase's index by label and edge signatures
+// (aggKey) instead of labels alone skips only checks that FAIL: modules
+// deduplicated against a base, where declarations and two definitions of
+// one label meet, come out with the same ids and bytes, with fewer checks.
+func TestAdjustKey(t *testing.T) {
+	trials := 200
+	if testing.Short() {
+		trials = 40
+	}
+	rng := rand.New(rand.NewSource(11))
+	fewer, kept := 0, 0
+	prep := NewPreparer()
+	for trial := 0; trial < trials; trial++ {
+		bc, bp := genFwdUnits(rng)
+		base, _, err := Dedup(concat(bc, bp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cus, perms := genFwdUnits(rng)
+		// Modes: AddBatch, AddBatch keyed by labels only, AddPrepared
+		// (whose keys read Prepare's label hashes).
+		var outs [3][]byte
+		var maps [3][]btf.TypeID
+		var checks [3]int
+		for mode := 0; mode < 3; mode++ {
+			adjustLabelsOnly = mode == 1
+			d, err := NewIncremental(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, cu := range cus {
+				var r Remap
+				var ids []btf.TypeID
+				if mode == 2 {
+					b := btf.NewSpec()
+					ids = emit(b, cu, perms[i], nil)
+					p, err := prep.Prepare(b, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err = d.AddPrepared(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					b := d.NewBatch()
+					ids = emit(b, cu, perms[i], nil)
+					if r, err = d.AddBatch(b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, id := range ids {
+					maps[mode] = append(maps[mode], r.Map(id))
+				}
+			}
+			checks[mode] = d.stats.checks
+			if mode == 0 && len(d.kept) > 0 {
+				kept++
+			}
+			out, _, err := d.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[mode] = out.Marshal()
+		}
+		adjustLabelsOnly = false
+		if !bytes.Equal(outs[0], outs[1]) || !slices.Equal(maps[0], maps[1]) {
+			t.Fatalf("trial %d: output differs with the index keyed by labels only", trial)
+		}
+		if !bytes.Equal(outs[0], outs[2]) || !slices.Equal(maps[0], maps[2]) {
+			t.Fatalf("trial %d: AddPrepared's output differs from AddBatch's", trial)
+		}
+		if checks[2] != checks[0] {
+			t.Fatalf("trial %d: %d checks via AddPrepared, %d via AddBatch", trial, checks[2], checks[0])
+		}
+		if checks[0] > checks[1] {
+			t.Fatalf("trial %d: %d checks with edge signatures, %d with labels only", trial, checks[0], checks[1])
+		}
+		if checks[0] < checks[1] {
+			fewer++
+		}
+	}
+	if fewer == 0 || kept == 0 {
+		t.Fatalf("no trial skipped a check (%d) or kept a module type (%d): the test proves nothing", fewer, kept)
+	}
+	t.Logf("%d of %d trials skipped checks, %d kept module types", fewer, trials, kept)
 }

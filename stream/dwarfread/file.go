@@ -65,7 +65,7 @@ func Open(path string, opts Options) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := New(e)
+	f := fileOf(e)
 	f.own = true
 	f.sizeCaches(opts.CacheBytes)
 	f.pool.MaxKeep = opts.ArenaKeep
@@ -75,8 +75,14 @@ func Open(path string, opts Options) (*File, error) {
 // New returns the DWARF view of an opened ELF file. Closing the File does
 // not close e.
 func New(e *elffile.File) *File {
-	f := &File{name: e.Name(), elf: e}
+	f := fileOf(e)
 	f.sizeCaches(0)
+	return f
+}
+
+// fileOf returns the DWARF view of e, its caches not sized yet.
+func fileOf(e *elffile.File) *File {
+	f := &File{name: e.Name(), elf: e}
 	for i := range e.Sections {
 		s := &e.Sections[i]
 		switch s.Name {
@@ -103,8 +109,21 @@ func New(e *elffile.File) *File {
 // shrink with it (a 32 MiB limit gives a 1 MiB page cache, 16k string
 // slots and 16 abbreviation tables, about 1.2 MiB in all, where the
 // defaults hold about 5 MiB).
+//
+// The string cache has no more slots than an eighth of .debug_str's bytes
+// (a string takes a few bytes at least): a module's .debug_str is often a
+// few hundred KiB, where the default 64k slots (1.5 MiB) would be most of
+// a small module's encoding memory.
 func (f *File) sizeCaches(cacheBytes int64) {
-	f.strs = newStrCache(strCacheBitsFor(cacheBytes))
+	bits := strCacheBitsFor(cacheBytes)
+	for i := range f.elf.Sections {
+		if s := &f.elf.Sections[i]; s.Name == ".debug_str" && !s.Compressed() {
+			for bits > 10 && uint64(1)<<bits > s.Size/8 {
+				bits--
+			}
+		}
+	}
+	f.strs = newStrCache(bits)
 	f.abbrevCache.max = 64
 	if cacheBytes > 0 {
 		f.abbrevCache.max = int(min(max(cacheBytes/(64<<10), 8), 64))

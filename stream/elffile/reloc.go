@@ -235,7 +235,18 @@ func (f *File) readSectionRaw(s *SectionHeader) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := readAllBounded(rc, size)
+	var b []byte
+	if s.Compressed() {
+		b, err = readAllBounded(rc, size)
+	} else {
+		// Open checked that the section lies within the file: its size
+		// is real, so the buffer is allocated once and exactly (a
+		// vmlinux's .BTF, the base of every module, is 5 MB).
+		b = make([]byte, size)
+		var n int
+		n, err = io.ReadFull(rc, b)
+		b = b[:n]
+	}
 	if err != nil {
 		return nil, FormatErr(s.Name, uint64(len(b)), "read: %v", err)
 	}
