@@ -241,6 +241,10 @@ func TestReadBTFRawAndErrors(t *testing.T) {
 	if !errors.Is(err, btf.ErrNoBTF) || !errors.As(err, &fe) || fe.File != "x.o" {
 		t.Errorf("ELF without .BTF: %v", err)
 	}
+	// The cause is not said twice ("no .BTF section: no .BTF section").
+	if err != nil && err.Error() != "x.o: no .BTF section" {
+		t.Errorf("ELF without .BTF: message %q", err)
+	}
 	// SHF_COMPRESSED .BTF (zlib) is inflated.
 	var z bytes.Buffer
 	ch := make([]byte, 24)

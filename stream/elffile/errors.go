@@ -3,6 +3,7 @@ package elffile
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors that callers branch on with errors.Is. Every error about a
@@ -51,8 +52,10 @@ func (e *Error) Error() string {
 	if e.Msg != "" {
 		s += e.Msg
 		// A bare sentinel adds nothing to a message that says what is
-		// wrong; any other cause is printed after it.
-		if e.Err != nil && e.Err != ErrFormat && e.Err != ErrUnsupported && e.Err != ErrNoSection {
+		// wrong, nor does a cause the message already begins with; any
+		// other cause is printed after it.
+		if e.Err != nil && e.Err != ErrFormat && e.Err != ErrUnsupported && e.Err != ErrNoSection &&
+			!strings.HasPrefix(e.Msg, e.Err.Error()) {
 			s += ": " + e.Err.Error()
 		}
 		return s
