@@ -92,8 +92,12 @@ func (k *killRun) start(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-// killLoop measures one uninterrupted run, then interrupts tries runs per
-// signal at points drawn uniformly over its length.
+// killLoop measures one uninterrupted run, then, per signal, interrupts
+// runs at points drawn uniformly over its length until killTries of them
+// were interrupted. A run that finishes before its signal (the first run
+// was slow: a loaded host) counts apart and shortens the length drawn
+// from by a quarter; at most three times killTries runs are tried, and
+// fewer than killTries interrupted ones fail the test.
 func killLoop(t *testing.T, k *killRun) {
 	k.reset(t)
 	before := k.sums(t)
@@ -110,7 +114,8 @@ func killLoop(t *testing.T, k *killRun) {
 	rng := rand.New(rand.NewPCG(12, 2024))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		counts := map[string]int{}
-		for try := 0; try < killTries(); try++ {
+		interrupted, tries := 0, 0
+		for ; interrupted < killTries() && tries < 3*killTries(); tries++ {
 			k.reset(t)
 			delay := time.Duration(rng.Float64() * float64(length))
 			cmd := k.start(t)
@@ -132,6 +137,11 @@ func killLoop(t *testing.T, k *killRun) {
 				continue
 			}
 			counts[outcome]++
+			if outcome == "finished first" {
+				length = length * 3 / 4
+			} else {
+				interrupted++
+			}
 			now := k.sums(t)
 			for i, p := range k.watched {
 				switch {
@@ -151,7 +161,10 @@ func killLoop(t *testing.T, k *killRun) {
 				}
 			}
 		}
-		t.Logf("%v, %d tries: %v", sig, killTries(), counts)
+		t.Logf("%v, %d tries: %v", sig, tries, counts)
+		if interrupted < killTries() {
+			t.Errorf("%v: %d of %d tries interrupted a run, want %d", sig, interrupted, tries, killTries())
+		}
 	}
 }
 
