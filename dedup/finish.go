@@ -21,21 +21,11 @@ func dedupSpec(s *btf.Spec, size int) (*btf.Spec, Remap, error) {
 	if err != nil {
 		return nil, Remap{}, err
 	}
-	types := func() Source {
-		id := s.FirstID()
-		return func() (btf.Type, []uint32, bool) {
-			if id >= s.NextID() {
-				return btf.Type{}, nil, false
-			}
-			id++
-			return s.Type(id - 1), s.Extra(id - 1), true
-		}
-	}
-	p, err := makePlan(uint32(s.FirstID()), s.Strings(), types(), size, true)
+	p, err := makePlan(uint32(s.FirstID()), s.Strings(), specSource(s), size, true)
 	if err != nil {
 		return nil, Remap{}, err
 	}
-	out, ids, err := d.dedupAll(p, s.Strings(), types())
+	out, ids, err := d.dedupAll(p, s.Strings(), specSource(s))
 	if err != nil {
 		return nil, Remap{}, err
 	}
@@ -359,16 +349,7 @@ func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(
 	// raw returns a reader of the old table's types in id order: the
 	// table itself, or, with a store (SetStore), its copy there, so that
 	// the old table is not held while the new one grows.
-	raw := func() (Source, *typeReader) {
-		id := old.FirstID()
-		return func() (btf.Type, []uint32, bool) {
-			if id >= old.NextID() {
-				return btf.Type{}, nil, false
-			}
-			id++
-			return old.Type(id - 1), old.Extra(id - 1), true
-		}, nil
-	}
+	raw := func() (Source, *typeReader) { return specSource(old), nil }
 	if d.newStore != nil {
 		ts, err := d.storeTypes(old)
 		if err != nil {

@@ -12,6 +12,18 @@ import (
 // after the last.
 type Source func() (t btf.Type, extra []uint32, ok bool)
 
+// specSource reads s's own types (not its base's) in id order.
+func specSource(s *btf.Spec) Source {
+	id := s.FirstID()
+	return func() (btf.Type, []uint32, bool) {
+		if id >= s.NextID() {
+			return btf.Type{}, nil, false
+		}
+		id++
+		return s.Type(id - 1), s.Extra(id - 1), true
+	}
+}
+
 // chunkTypes is how many types a chunk of a whole-input deduplication
 // holds at least before it is cut.
 const chunkTypes = 1 << 14

@@ -87,16 +87,7 @@ func checkChunked(t *testing.T, in *btf.Spec, sizes ...int) {
 	if in.Base() != nil {
 		return
 	}
-	open := func() Source {
-		id := in.FirstID()
-		return func() (btf.Type, []uint32, bool) {
-			if id >= in.NextID() {
-				return btf.Type{}, nil, false
-			}
-			id++
-			return in.Type(id - 1), in.Extra(id - 1), true
-		}
-	}
+	open := func() Source { return specSource(in) }
 	for _, size := range sizes {
 		p, err := makePlan(1, in.Strings(), open(), size, false)
 		if err != nil {

@@ -192,17 +192,7 @@ func (b *Budget) SetHeapTarget(n int64) {
 
 // Over reports whether accounted use exceeds the limit (or the SetSpillAt
 // threshold), or the live heap its target (SetHeapTarget).
-func (b *Budget) Over() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.limit <= 0 {
-		return false
-	}
-	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
-		return true
-	}
-	return b.heapTarget > 0 && b.liveHeapLocked() > b.heapTarget
-}
+func (b *Budget) Over() bool { return b.overAt(0) }
 
 // SetFlightCap makes Acquire wait, while other transient reservations
 // are held, as long as they and the bytes asked for would pass n (0: no
@@ -228,9 +218,6 @@ func (b *Budget) SetHeapCeiling(n int64) {
 // overAt is Over with heap target h instead of the budget's (0: the
 // budget's).
 func (b *Budget) overAt(h int64) bool {
-	if h == 0 {
-		return b.Over()
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.limit <= 0 {
@@ -239,7 +226,10 @@ func (b *Budget) overAt(h int64) bool {
 	if b.spillAt > 0 && b.used > b.spillAt || b.spillAt <= 0 && b.used > b.limit {
 		return true
 	}
-	return b.liveHeapLocked() > h
+	if h == 0 {
+		h = b.heapTarget
+	}
+	return h > 0 && b.liveHeapLocked() > h
 }
 
 // LiveHeap returns the Go heap's live bytes at the last collection.
