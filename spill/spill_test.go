@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -34,21 +33,9 @@ func TestParseSize(t *testing.T) {
 func TestBudgetReserveWaits(t *testing.T) {
 	b := NewBudget(100)
 	b.Reserve(80)
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		b.Reserve(50) // must wait for the release below
-		close(done)
-	}()
-	select {
-	case <-done:
-		t.Fatal("Reserve went past the limit")
-	case <-time.After(50 * time.Millisecond):
-	}
+	done := mustWait(t, func() { b.Reserve(50) }, "Reserve went past the limit")
 	b.Release(80)
-	wg.Wait()
+	<-done
 	if b.Used() != 50 || b.Peak() != 80 {
 		t.Errorf("used %d peak %d, want 50 and 80", b.Used(), b.Peak())
 	}
@@ -300,16 +287,7 @@ func TestBudgetAcquireHeapCeiling(t *testing.T) {
 	b := NewBudget(1 << 40)
 	b.SetHeapCeiling(1)
 	b.Acquire(10) // alone: proceeds
-	done := make(chan struct{})
-	go func() {
-		b.Acquire(10)
-		close(done)
-	}()
-	select {
-	case <-done:
-		t.Fatal("second Acquire did not wait for the heap ceiling")
-	case <-time.After(50 * time.Millisecond):
-	}
+	done := mustWait(t, func() { b.Acquire(10) }, "second Acquire did not wait for the heap ceiling")
 	b.Return(10)
 	<-done
 	b.Return(10)
@@ -326,20 +304,28 @@ func TestBudgetFlightCap(t *testing.T) {
 	b.SetFlightCap(100)
 	b.Acquire(60)
 	b.Acquire(30) // fits beside the first
-	done := make(chan struct{})
-	go func() {
-		b.Acquire(50)
-		close(done)
-	}()
-	select {
-	case <-done:
-		t.Fatal("Acquire went past the flight cap")
-	case <-time.After(50 * time.Millisecond):
-	}
+	done := mustWait(t, func() { b.Acquire(50) }, "Acquire went past the flight cap")
 	b.Return(60)
 	<-done
 	b.Return(30)
 	b.Return(50)
 	b.Acquire(500) // alone: proceeds
 	b.Return(500)
+}
+
+// mustWait starts call on its own goroutine and fails with msg if it
+// returns within 50 ms; the channel closes when it does return.
+func mustWait(t *testing.T, call func(), msg string) <-chan struct{} {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		call()
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal(msg)
+	case <-time.After(50 * time.Millisecond):
+	}
+	return done
 }
