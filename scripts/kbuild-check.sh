@@ -1,60 +1,90 @@
 #!/usr/bin/env bash
-# kbuild-check.sh: btfstream inside a real kernel build, booted.
+# kbuild-check.sh: btfstream inside real kernel builds, booted.
 #
-#   scripts/kbuild-check.sh
+#   scripts/kbuild-check.sh [LABEL...]
 #
-# 1. apt: installs what is missing (linux-source-6.12, the kernel's build
+# Kernels (LABEL: what check_kernel is called with at the bottom; none
+# given: all of them):
+#   6.12  Debian's linux-source-6.12 (the host's apt), gcc. Its kbuild
+#         runs PAHOLE in place on .tmp_vmlinux1 and on each .ko.
+#   7.2   Debian unstable's linux-source-7.2, downloaded (apt-get download
+#         linux-source-7.2/sid; unstable is added to apt's sources with a
+#         pin of priority 1, as ../shared/testdata/kernel-dbg.sh does, so
+#         nothing is ever installed from it), gcc. Its kbuild
+#         (scripts/gen-btf.sh) always runs PAHOLE with
+#         --btf_encode_detached=FILE.BTF.1, then resolve_btfids turns that
+#         into .BTF (and .BTF.base for out-of-tree modules).
+#
+# 1. apt: installs what is missing (the kernel's build
 #    tools, qemu-system-x86, busybox-static, and libdw1/libelf1 for the
 #    reference pahole). A failed install fails the check.
 # 2. Builds btfstream and the guest helper btfload (static) from this repo.
-# 3. Builds a minimal x86_64 kernel from Debian's linux-source-6.12:
-#    tinyconfig plus e2e/kbuild/testdata/kernel.config (BPF_SYSCALL,
-#    DEBUG_INFO_DWARF5, DEBUG_INFO_BTF, DEBUG_INFO_BTF_MODULES, virtio,
-#    a dozen small modules), with `make PAHOLE=btfstream` and
-#    KBUILD_BUILD_TIMESTAMP set, as Debian's builds do (so kbuild adds
-#    --btf_features=+reproducible_build). PAHOLE is a two-line wrapper that
-#    records each command line kbuild runs, then execs btfstream.
-# 4. Builds the out-of-tree module e2e/kbuild/testdata/oot with M=, for
-#    which kbuild adds --btf_features=distilled_base (.BTF.base).
-# 5. Runs the reference pahole 1.31 with the very command lines kbuild
-#    ran, on copies of .tmp_vmlinux1 and of each .ko, and requires
-#    `btfstream diff` to say equal: vmlinux, every in-tree module (over
-#    vmlinux) and the out-of-tree one (each over its own .BTF.base). Then
-#    the same for Debian's xfs.ko encoded with distilled_base.
+# Then for each kernel (check_kernel):
+# 3. Builds a minimal x86_64 kernel: tinyconfig plus
+#    e2e/kbuild/testdata/kernel.config (BPF_SYSCALL, DEBUG_INFO_DWARF5,
+#    DEBUG_INFO_BTF, DEBUG_INFO_BTF_MODULES, virtio) and the kernel's own
+#    fragment (kernel-6.12.config, kernel-7.2.config: small library
+#    modules), with `make PAHOLE=btfstream` and KBUILD_BUILD_TIMESTAMP set,
+#    as Debian's builds do (so kbuild adds --btf_features=+reproducible_build).
+#    PAHOLE is a wrapper that records each -J call kbuild makes (directory
+#    and arguments), a copy of its input, and its output, then runs btfstream.
+# 4. Builds the out-of-tree module e2e/kbuild/testdata/oot with M=, which
+#    must get .BTF and .BTF.base (6.12: pahole's distilled_base; 7.2:
+#    resolve_btfids --distill_base).
+# 5. Runs the reference pahole 1.32 with the very command lines kbuild
+#    ran, on copies of the inputs btfstream had, and requires `btfstream
+#    diff` to say equal: vmlinux, every in-tree module (over vmlinux) and
+#    the out-of-tree one. No list of allowed differences: a difference
+#    fails the check (after the boot, which runs anyway).
 # 6. Boots the kernel under qemu-system-x86_64 (TCG) with a busybox
-#    initramfs whose /init
-#    (e2e/kbuild/testdata/guest-init.sh) checks /sys/kernel/btf/vmlinux,
-#    insmods every module, checks /sys/kernel/btf/<module>, and has the
-#    kernel's verifier (BPF_BTF_LOAD, e2e/kbuild/btfload) accept vmlinux
-#    and each module merged with it, and reject each module corrupted.
+#    initramfs whose /init (e2e/kbuild/testdata/guest-init.sh) checks
+#    /sys/kernel/btf/vmlinux, insmods every module, checks
+#    /sys/kernel/btf/<module>, and has the kernel's verifier (BPF_BTF_LOAD,
+#    e2e/kbuild/btfload) accept vmlinux and each module merged with it,
+#    and reject each module corrupted. When btfstream lists `layout` in
+#    --supported_btf_features, the 7.2 vmlinux BTF (kbuild asks for
+#    --btf_features=layout) must carry the layout section, on the host and
+#    as the guest kernel loaded it.
+# Last, once: Debian's xfs.ko encoded with distilled_base, against pahole 1.32.
 #
 # Every phase prints its time; the last lines are a table of them and
 # "kbuild-check: PASS" (exit 0) or "kbuild-check: FAIL: phases" (exit 1).
 #
-# The kernel build (about 5 minutes on 2 cores) is cached in
-# $BTFSTREAM_KBUILD_CACHE (default ~/.cache/btfstream-kbuild), keyed by the
-# sha256 of the btfstream binary, the config fragment, this script, the
-# kernel source version and the compiler: any change to btfstream rebuilds
-# the kernel from scratch, so a cached build is always one this btfstream
-# made.
-# BTFSTREAM_KBUILD_CACHE=none disables the cache. Scratch files go to
-# $BTFSTREAM_KBUILD_WORK (default /tmp/btfstream-kbuild), emptied first.
-# BTFSTREAM_KERNEL names the Debian vmlinux for the xfs.ko check (else
-# ../shared/testdata/kernel-dbg.sh fetches it). Needs root for apt-get.
+# Cache: $BTFSTREAM_KBUILD_CACHE (default ~/.cache/btfstream-kbuild) keeps
+# one compiled tree per kernel, keyed by the source package version, the
+# config fragments, the toolchain, the make variables, btfstream's
+# --version (kbuild reads it into CONFIG_PAHOLE_VERSION) and the text of
+# the build recipe (the functions below that configure and make; not the
+# rest of this script). The tree remembers the sha256 of the btfstream
+# that made its BTF:
+#   cold    no tree for the key: configure and build everything.
+#   warm    tree there, another btfstream: only the BTF steps run again
+#           (vmlinux, .tmp_vmlinux*, every .ko and the BTF intermediates
+#           are removed and make re-runs the final link, which runs PAHOLE
+#           on vmlinux, and the module link, which runs it on each .ko).
+#   cached  tree there, the same btfstream: nothing is built; the calls
+#           recorded when it was built are checked again.
+# BTFSTREAM_KBUILD_CACHE=none builds in the scratch directory every time.
+# Scratch files go to $BTFSTREAM_KBUILD_WORK (default /tmp/btfstream-kbuild),
+# emptied first. BTFSTREAM_KERNEL names the Debian vmlinux for the xfs.ko
+# check (else ../shared/testdata/kernel-dbg.sh fetches it). Needs root for
+# apt-get.
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 data=$root/e2e/kbuild/testdata
 work=${BTFSTREAM_KBUILD_WORK:-/tmp/btfstream-kbuild}
 cache=${BTFSTREAM_KBUILD_CACHE:-$HOME/.cache/btfstream-kbuild}
-# apt_install, ensure_go, shared_dir, fetch_kernel.
+# apt_install, ensure_go, shared_dir, fetch_kernel, as_root.
 . "$root/scripts/setup.sh"
 shared=$(shared_dir)
-pahole_ref=${BTFSTREAM_REFERENCE_PAHOLE:-$shared/reference/pahole-1.31/pahole}
+pahole_ref=${BTFSTREAM_REFERENCE_PAHOLE:-$shared/reference/pahole-1.32/pahole}
+pahole_ref_version=v1.32
 timestamp='Sun Nov 23 00:00:00 UTC 2025'
 jobs=$(nproc)
 export LC_ALL=C
 PATH=$PATH:/usr/sbin:/sbin
+only=" $* "
 
 start_all=$(date +%s)
 failed=
@@ -71,7 +101,7 @@ phase_end() {
 	[ -n "$phase_name" ] || return 0
 	local d=$(( $(date +%s) - phase_start ))
 	echo "=== kbuild-check: $phase_name: ${d}s"
-	times="$times$(printf '%-14s %5ss' "$phase_name" "$d")"$'\n'
+	times="$times$(printf '%-22s %5ss' "$phase_name" "$d")"$'\n'
 	phase_name=
 }
 fail() {
@@ -82,7 +112,7 @@ finish() {
 	phase_end
 	echo "=== kbuild-check: times (host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	printf '%s' "$times"
-	printf '%-14s %5ss\n' total $(( $(date +%s) - start_all ))
+	printf '%-22s %5ss\n' total $(( $(date +%s) - start_all ))
 	if [ -n "$failed" ]; then
 		echo "kbuild-check: FAIL:$failed"
 		exit 1
@@ -91,153 +121,421 @@ finish() {
 	exit 0
 }
 die() { fail "$*"; finish; }
+# skip: "check_kernel LABEL" returns 1 (fails the kernel, not the script).
+skip() { fail "$*"; return 1; }
 
 # --- 1. packages -------------------------------------------------------------
 phase apt
-apt_install linux-source-6.12 make gcc bc flex bison cpio xz-utils binutils kmod file \
+apt_install make gcc bc flex bison cpio xz-utils binutils kmod file \
 	libelf-dev libssl-dev qemu-system-x86 busybox-static libdw1 libelf1 ||
 	die "apt-get install failed"
 ensure_go || die "no Go that can build this module"
 busybox=/bin/busybox
 file -L $busybox | grep -q 'statically linked' || die "$busybox is not a static busybox"
-[ -e /usr/src/linux-source-6.12.tar.xz ] || die "linux-source-6.12 installed no /usr/src/linux-source-6.12.tar.xz"
 [ -x "$pahole_ref" ] || die "no reference pahole at $pahole_ref"
-"$pahole_ref" --version | grep -qx v1.31 || die "$pahole_ref is not pahole v1.31"
+"$pahole_ref" --version | grep -qx "$pahole_ref_version" || die "$pahole_ref is not pahole $pahole_ref_version"
 
 # --- 2. btfstream ------------------------------------------------------------
 phase go-build
 rm -rf "$work"
-mkdir -p "$work/bin" "$work/calls" || die "cannot create $work"
+mkdir -p "$work/bin" || die "cannot create $work"
 (cd "$root" && go build -o "$work/bin/btfstream" ./cmd/btfstream &&
 	CGO_ENABLED=0 go build -o "$work/bin/btfload" ./e2e/kbuild/btfload) || die "go build failed"
 btfstream=$work/bin/btfstream
-# The PAHOLE kbuild runs: record the call (directory, then one argument a
-# line), then run btfstream.
+btfstream_sum=$(sha256sum < "$btfstream" | cut -c1-16)
+btfstream_version=$("$btfstream" --version)
+# The PAHOLE kbuild runs. A -J call is recorded in $KBUILD_CHECK_CALLS
+# (set by kmake): call.N holds the directory, then one argument a line;
+# call.N.in is the input as btfstream got it; call.N.out its output (the
+# detached file, or the input file it wrote .BTF into).
 cat > "$work/bin/pahole" <<EOF
 #!/bin/sh
-f=\$(mktemp "$work/calls/call.XXXXXX") && { printf '%s\n' "\$PWD" "\$@" > "\$f"; }
-exec "$btfstream" "\$@"
+case " \$* " in *" -J "*) ;; *) exec "$btfstream" "\$@" ;; esac
+f=\$KBUILD_CHECK_CALLS/call.\$(date +%s%N).\$\$
+printf '%s\n' "\$PWD" "\$@" > "\$f" || exit 1
+out= next=
+for a; do
+	[ -n "\$next" ] && { out=\$a; next=; }
+	case \$a in --btf_encode_detached=*) out=\${a#*=} ;; --btf_encode_detached) next=1 ;; esac
+	in=\$a
+done
+cp "\$in" "\$f.in" || exit 1
+"$btfstream" "\$@" || exit \$?
+cp "\${out:-\$in}" "\$f.out"
 EOF
 chmod +x "$work/bin/pahole"
-echo "btfstream: $("$btfstream" --version) ($(sha256sum < "$btfstream" | cut -c1-16))"
+# What a cached tree's BTF was made by: btfstream and the wrapper that recorded the calls.
+bs_stamp=$(cat "$btfstream" "$work/bin/pahole" | sha256sum | cut -c1-16)
+echo "btfstream: $btfstream_version ($btfstream_sum); supported: $("$btfstream" --supported_btf_features)"
+layout_supported=
+"$btfstream" --supported_btf_features | tr ',' '\n' | grep -qx layout && layout_supported=1
 
-# --- 3. kernel -----------------------------------------------------------------
-phase kernel
-srcver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || stat -c %s /usr/src/linux-source-6.12.tar.xz)
-key=$( { sha256sum < "$btfstream"; sha256sum < "$data/kernel.config"; sha256sum < "$0"
-	echo "$srcver"; gcc --version | head -n1; } | sha256sum | cut -c1-16)
-if [ "$cache" = none ]; then
-	src=$work/src
-	obj=$work/obj
-else
-	src=$cache/src-$srcver
-	obj=$cache/build-$key
-fi
-if [ ! -e "$src/.done" ]; then
-	rm -rf "$src" && mkdir -p "$src" &&
-		tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1 &&
-		touch "$src/.done" || die "cannot unpack linux-source-6.12"
-fi
-kmake() { nice -n 10 make -C "$src" O="$obj" ARCH=x86_64 PAHOLE="$work/bin/pahole" \
-	KBUILD_BUILD_TIMESTAMP="$timestamp" "$@"; }
-if [ -e "$obj/.kbuild-check-done" ]; then
-	echo "reusing the build in $obj (key $key: same btfstream binary, config, script, source and compiler)"
-	cp "$obj/.kbuild-check-calls/"* "$work/calls/" 2>/dev/null
-else
-	if [ "$cache" != none ]; then
-		# One cached build at a time: each holds ~500 MB of objects with DWARF.
-		mkdir -p "$cache" && find "$cache" -maxdepth 1 -name 'build-*' -exec rm -rf {} +
+# --- kernel source -------------------------------------------------------------
+# kernel_source SOURCE: unpacks Debian's linux-source-VERSION into the
+# cache (once per package version) and sets $src to the tree and $srcver
+# to the package version. SOURCE is VERSION (the host's apt installs the
+# package) or VERSION/RELEASE (apt-get download from RELEASE, which is
+# added to apt's sources with pin priority 1 if missing).
+kernel_source() {
+	local version=${1%%/*} release= pkg tarball deb debs=$cache/debs
+	case $1 in */*) release=${1#*/} ;; esac
+	pkg=linux-source-$version
+	if [ -z "$release" ]; then
+		apt_install "$pkg" || skip "apt-get install $pkg failed" || return 1
+		tarball=/usr/src/$pkg.tar.xz
+		[ -e "$tarball" ] || skip "$pkg installed no $tarball" || return 1
+		srcver=$(dpkg-query -W -f '${Version}' "$pkg")
+	else
+		source_release "$release"
+		mkdir -p "$debs" || return 1
+		# The file name the candidate has (pkg_VERSION_all.deb), if the index can be read.
+		deb=$(cd "$debs" && apt-get download --print-uris "$pkg/$release" 2>/dev/null | awk '{print $2; exit}')
+		if [ -n "$deb" ] && [ ! -s "$debs/$deb" ]; then
+			echo "apt-get download $pkg/$release ($deb)"
+			(cd "$debs" && as_root apt-get download -qq "$pkg/$release") >&2 || deb=
+		fi
+		# Without an index, or when the download failed: the newest one kept.
+		[ -n "$deb" ] && [ -s "$debs/$deb" ] || deb=$(cd "$debs" && ls -v "${pkg}"_*.deb 2>/dev/null | tail -n 1)
+		[ -n "$deb" ] || skip "cannot download $pkg/$release" || return 1
+		srcver=${deb#"${pkg}"_}
+		srcver=${srcver%_all.deb}
+		tarball="dpkg-deb --fsys-tarfile $debs/$deb"
 	fi
-	rm -rf "$obj" && mkdir -p "$obj" || die "cannot create $obj"
-	echo "building in $obj (log: $work/build.log)"
+	src=$cache/src-$pkg-$srcver
+	[ "$cache" = none ] && src=$work/src-$pkg
+	[ "$cache" = none ] || mkdir -p "$cache" || return 1
+	if [ ! -e "$src/.done" ]; then
+		# One unpacked tree per package (~1.5 GB each).
+		[ "$cache" = none ] || find "$cache" -maxdepth 1 -name "src-$pkg-*" -exec rm -rf {} +
+		echo "unpacking $pkg $srcver into $src"
+		mkdir -p "$src" || return 1
+		if [ -z "$release" ]; then
+			tar -xJf "$tarball" -C "$src" --strip-components=1
+		else
+			$tarball | tar -xO "./usr/src/$pkg.tar.xz" | tar -xJ -C "$src" --strip-components=1
+		fi || skip "cannot unpack $pkg" || return 1
+		touch "$src/.done"
+	fi
+	[ -n "$release" ] && find "$debs" -name "${pkg}_*.deb" ! -name "$deb" -delete
+	return 0
+}
+
+# source_release RELEASE: RELEASE in apt's sources, pinned to priority 1
+# (downloads only), as kernel-dbg.sh does it.
+source_release() {
+	local host
+	host=$(. /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
+	[ "$1" = "$host" ] && return 0
+	[ -e "/etc/apt/preferences.d/btfstream-$1" ] ||
+		printf 'Package: *\nPin: release n=%s\nPin-Priority: 1\n' "$1" | as_root tee "/etc/apt/preferences.d/btfstream-$1" > /dev/null
+	if ! grep -rqsE "(debian $1 main|Suites:.*\b$1\b)" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		echo "adding $1 to apt's sources (pin priority 1: downloads only)"
+		echo "deb http://deb.debian.org/debian $1 main" | as_root tee "/etc/apt/sources.list.d/btfstream-$1.list" > /dev/null
+		as_root apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || echo "apt-get update reported errors" >&2
+	fi
+}
+
+# --- 3. build (the recipe: its text is part of the cache key) ---------------------
+
+# toolchain_id MAKEVAR...: the compiler and linker the make variables select.
+toolchain_id() {
+	local cc=gcc ld=ld v
+	for v; do
+		case $v in
+			LLVM=1) cc=clang ld=ld.lld ;;
+			LLVM=-*) cc=clang${v#LLVM=} ld=ld.lld${v#LLVM=} ;;
+			LLVM=*/) cc=${v#LLVM=}clang ld=${v#LLVM=}ld.lld ;;
+		esac
+	done
+	for v; do case $v in CC=*) cc=${v#CC=} ;; LD=*) ld=${v#LD=} ;; esac; done
+	"$cc" --version | head -n 1
+	"$ld" --version | head -n 1
+}
+
+# kmake ARGS: make in $src with the output in $obj, PAHOLE=the wrapper and
+# the kernel's make variables ($makevars).
+kmake() {
+	KBUILD_CHECK_CALLS=$calls nice -n 10 make -C "$src" O="$obj" ARCH=x86_64 PAHOLE="$work/bin/pahole" \
+		KBUILD_BUILD_TIMESTAMP="$timestamp" "${makevars[@]}" "$@"
+}
+
+# configure_kernel FRAGMENT...: tinyconfig, the fragments merged over it,
+# each of their CONFIG_*=y|m lines required to stick.
+configure_kernel() {
+	local f line
 	{ kmake tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$data/kernel.config" &&
-		kmake olddefconfig; } > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; die "kernel configuration failed"; }
-	# Everything the fragment asks for must have survived olddefconfig.
-	while IFS= read -r line; do
-		case $line in CONFIG_*=[ym]) grep -qx "$line" "$obj/.config" || fail "$line did not stick (dependency missing?)" ;; esac
-	done < "$data/kernel.config"
-	[ -z "$failed" ] || die "kernel configuration incomplete"
-	grep -q '^CONFIG_PAHOLE_VERSION=131$' "$obj/.config" || die "kbuild did not read v1.31 from PAHOLE=btfstream --version"
-	kmake -j"$jobs" bzImage modules >> "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; die "kernel build failed"; }
-	mkdir -p "$obj/.kbuild-check-calls" && cp "$work/calls/"* "$obj/.kbuild-check-calls/"
-	touch "$obj/.kbuild-check-done"
-fi
-[ -e "$work/build.log" ] && echo "kbuild: $(grep -cE '^  BTF +[^[ ]' "$work/build.log") BTF (vmlinux), $(grep -cE '^  BTF \[M\] ' "$work/build.log") BTF [M] (modules), $(grep -cE '^  BTFIDS ' "$work/build.log") BTFIDS"
-kver=$(cat "$obj/include/config/kernel.release")
-nmod=$(wc -l < "$obj/modules.order")
-echo "kernel $kver: $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes bzImage, $nmod modules, CONFIG_PAHOLE_VERSION=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$obj/.config")"
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
+		kmake olddefconfig; } >> "$log" 2>&1 || { tail -n 30 "$log"; skip "kernel configuration failed"; return 1; }
+	for f; do
+		while IFS= read -r line; do
+			case $line in CONFIG_*=[ym]) grep -qx "$line" "$obj/.config" || skip "$line ($f) did not stick (dependency missing?)" ;; esac
+		done < "$f"
+	done
+	[ -z "$failed" ]
+}
 
-# --- 4. out-of-tree module -------------------------------------------------------
-phase oot-module
-oot=$work/oot
-cp -r "$data/oot" "$oot" || die "cannot copy the out-of-tree module"
-kmake -j"$jobs" M="$oot" modules > "$work/oot.log" 2>&1 || { cat "$work/oot.log"; die "out-of-tree module build failed"; }
-ootko=$oot/btfstream_oot.ko
-objcopy --dump-section .BTF.base="$work/oot.base" "$ootko" 2>/dev/null ||
-	fail "$ootko has no .BTF.base (kbuild asked for distilled_base)"
+# rebuild_btf: the tree is compiled, btfstream is another: remove what the
+# BTF steps made, so that make links vmlinux again (link-vmlinux.sh: PAHOLE
+# on .tmp_vmlinux1, 6.12 in place, 7.2 through gen-btf.sh) and then every
+# .ko (Makefile.modfinal: PAHOLE --btf_base vmlinux). Object files stay.
+rebuild_btf() {
+	rm -f "$obj"/vmlinux "$obj"/vmlinux.unstripped "$obj"/.tmp_vmlinux* "$obj"/.btf* "$obj"/arch/x86/boot/bzImage
+	find "$obj" \( -name '*.ko' -o -name '*.BTF' -o -name '*.BTF.1' -o -name '*.BTF.base' -o -name '*.BTF_ids' \) -delete
+}
 
-# --- 5. reference pahole -----------------------------------------------------------
-phase reference
-echo "kbuild's calls of PAHOLE=btfstream:"
-ncalls=0
-nmods=0
-mkdir -p "$work/ref"
-for call in $(ls -tr "$work/calls/"call.*); do
-	mapfile -t a < "$call"
-	dir=${a[0]}
-	args=("${a[@]:1}")
-	case " ${args[*]} " in *" -J "*) ;; *) continue ;; esac
-	ncalls=$((ncalls + 1))
-	n=${#args[@]}
-	file=${args[n-1]}
-	case $file in /*) ;; *) file=$dir/$file ;; esac
-	echo "  (cd ${dir/#$obj/\$obj}; btfstream ${args[*]/#$obj/\$obj})"
-	copy=$work/ref/$(basename "$file")
-	cp "$file" "$copy" || { fail "cannot copy $file"; continue; }
-	args[n-1]=$copy
-	if ! (cd "$dir" && LLVM_OBJCOPY=objcopy nice -n 10 "$pahole_ref" "${args[@]}") > "$work/ref/$(basename "$file").log" 2>&1; then
-		cat "$work/ref/$(basename "$file").log"
-		fail "reference pahole failed on $file"
-		continue
+# build_kernel: configures (cold) and makes bzImage and modules in $obj.
+build_kernel() {
+	local mode=$1
+	if [ "$mode" = cold ]; then
+		configure_kernel "${fragments[@]}" || return 1
+	else
+		rebuild_btf
 	fi
-	what=$(basename "$file")
-	case $file in
-		*.ko)
-			nmods=$((nmods + 1))
-			if [ "$file" = "$ootko" ]; then
-				out=$("$btfstream" diff "$file" "$copy") && verdict=equal || verdict=DIFFERENT
-				for sec in .BTF .BTF.base; do
-					objcopy --dump-section "$sec=$work/ours$sec" "$file" && objcopy --dump-section "$sec=$work/ref$sec" "$copy" &&
-						cmp -s "$work/ours$sec" "$work/ref$sec" && verdict="$verdict, $sec byte-identical"
-				done
-				what="$what (out-of-tree, each over its own .BTF.base)"
-			else
-				out=$("$btfstream" diff --base "$obj/vmlinux" "$file" "$copy") && verdict=equal || verdict=DIFFERENT
-			fi ;;
-		*)
-			# What boots is vmlinux, whose .BTF kbuild copied from .tmp_vmlinux1.
-			out=$("$btfstream" diff "$obj/vmlinux" "$copy") && verdict=equal || verdict=DIFFERENT
-			what="vmlinux (btfstream on $what, in the final vmlinux)" ;;
-	esac
-	echo "    btfstream diff vs pahole 1.31: $what: $verdict"
-	case $verdict in equal*) ;; *) echo "$out" | head -n 40; fail "$what differs from pahole 1.31" ;; esac
-done
-[ "$ncalls" -eq $((nmod + 2)) ] || fail "expected $((nmod + 2)) encodings (vmlinux, $nmod modules, the out-of-tree one), kbuild made $ncalls"
+	kmake -j"$jobs" bzImage modules >> "$log" 2>&1 || { tail -n 40 "$log"; skip "kernel build failed"; return 1; }
+}
 
-# --- 5b. Debian's xfs.ko with distilled_base --------------------------------------------
-phase xfs
-kernel=${BTFSTREAM_KERNEL:-}
-if [ -z "$kernel" ] || [ "$kernel" = none ]; then
-	kernel=$(fetch_kernel) || kernel=
-fi
-xfs=$(ls "$(dirname "$kernel")"/../lib/modules/*/kernel/fs/xfs/xfs.ko 2>/dev/null | head -n 1)
-if [ -z "$kernel" ] || [ -z "$xfs" ]; then
-	fail "no Debian kernel with xfs.ko (set BTFSTREAM_KERNEL or let kernel-dbg.sh fetch it)"
-else
+# --- 4-6. one kernel ------------------------------------------------------------------
+
+# check_kernel LABEL SOURCE FRAGMENTS [MAKEVAR=VALUE...]: builds kernel
+# LABEL from SOURCE (see kernel_source) with tinyconfig plus FRAGMENTS
+# (comma-separated file names under e2e/kbuild/testdata, merged in that
+# order) and the make variables (e.g. LLVM=1), then checks it (steps 3-6).
+check_kernel() {
+	local label=$1 source=$2 key mode kver nmod f
+	local -a fragments makevars
+	IFS=, read -r -a fragments <<< "$3"
+	fragments=("${fragments[@]/#/$data/}")
+	shift 3
+	makevars=("$@")
+	case "$only" in "  ") ;; *" $label "*) ;; *) return 0 ;; esac
+	local kw=$work/$label
+	local log=$kw/build.log
+	mkdir -p "$kw" || return 1
+
+	phase "$label source"
+	kernel_source "$source" || return 1
+
+	phase "$label kernel"
+	key=$( {
+		echo "$source $srcver"
+		for f in "${fragments[@]}"; do sha256sum < "$f"; done
+		toolchain_id "${makevars[@]}"
+		printf '%s\n' "${makevars[@]}"
+		echo "$btfstream_version"
+		declare -f toolchain_id kmake configure_kernel rebuild_btf build_kernel
+	} | sha256sum | cut -c1-16) || return 1
+	if [ "$cache" = none ]; then
+		obj=$kw/obj
+	else
+		obj=$cache/tree-$label-$key
+	fi
+	local calls=$obj/.kbuild-check-calls
+	if [ ! -e "$obj/.kbuild-check-tree" ]; then
+		mode=cold
+		# One tree per kernel: each holds ~0.5-1 GB of objects with DWARF.
+		[ "$cache" = none ] || find "$cache" -maxdepth 1 -name "tree-$label-*" -exec rm -rf {} +
+		rm -rf "$obj" && mkdir -p "$obj" || return 1
+	elif [ "$(cat "$obj/.kbuild-check-btfstream" 2>/dev/null)" != "$bs_stamp" ]; then
+		mode=warm
+	else
+		mode=cached
+	fi
+	phase_name="$label kernel ($mode)"
+	echo "kernel $label: $mode, in $obj (key $key; log: $log)"
+	if [ $mode != cached ]; then
+		rm -rf "$calls" "$obj/.kbuild-check-btfstream" && mkdir -p "$calls" || return 1
+		build_kernel $mode || return 1
+		touch "$obj/.kbuild-check-tree"
+		echo "$bs_stamp" > "$obj/.kbuild-check-btfstream"
+		echo "kbuild: $(grep -cE '^  BTF +[^[ ]' "$log") BTF (vmlinux), $(grep -cE '^  BTF \[M\] ' "$log") BTF [M] (modules), $(grep -cE '^  BTFIDS ' "$log") BTFIDS, $(grep -cE '^  CC ' "$log") CC"
+	fi
+	local pv
+	pv=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$obj/.config")
+	[ "$pv" = "$(echo "$btfstream_version" | tr -dc 0-9)" ] ||
+		fail "kbuild read CONFIG_PAHOLE_VERSION=$pv, btfstream --version says $btfstream_version"
+	kver=$(cat "$obj/include/config/kernel.release")
+	nmod=$(wc -l < "$obj/modules.order")
+	echo "kernel $kver: $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes bzImage, $nmod modules, CONFIG_PAHOLE_VERSION=$pv"
+
+	phase "$label oot-module"
+	local oot=$kw/oot ootko
+	ootko=$oot/btfstream_oot.ko
+	cp -r "$data/oot" "$oot" || return 1
+	# The out-of-tree module's calls go to the scratch directory: it is built every time.
+	calls=$kw/oot-calls
+	mkdir -p "$calls"
+	kmake -j"$jobs" M="$oot" modules > "$kw/oot.log" 2>&1 || { cat "$kw/oot.log"; skip "out-of-tree module build failed"; return 1; }
+	local sec
+	for sec in .BTF .BTF.base; do
+		objcopy --dump-section "$sec=$kw/oot$sec" "$ootko" 2>/dev/null ||
+			fail "$ootko has no $sec section"
+	done
+	echo "btfstream_oot.ko: $(stat -c %s "$kw/oot.BTF" 2>/dev/null) bytes .BTF, $(stat -c %s "$kw/oot.BTF.base" 2>/dev/null) bytes .BTF.base"
+
+	phase "$label reference"
+	compare_calls "$kw" "$obj/.kbuild-check-calls" "$kw/oot-calls"
+	local ncalls
+	ncalls=$(ls "$obj/.kbuild-check-calls" "$kw/oot-calls" | grep -c '^call\.[0-9.]*$')
+	[ "$ncalls" -eq $((nmod + 2)) ] || fail "expected $((nmod + 2)) encodings (vmlinux, $nmod modules, the out-of-tree one), kbuild made $ncalls"
+	local want_layout=
+	if [ -n "$layout_supported" ] && grep -qx -- '--btf_features=layout' "$obj"/.kbuild-check-calls/call.*[0-9]; then
+		want_layout=1
+	fi
+	check_layout "$obj/vmlinux" "$want_layout"
+
+	boot_kernel || return 1
+}
+
+# compare_calls DIR CALLS...: each -J call recorded in the CALLS
+# directories, run again with pahole 1.32 on a copy of the input btfstream
+# had; `btfstream diff` must say equal.
+compare_calls() {
+	local kw=$1 call dir file out ref base distilled detached i n what verdict diffout sec
+	shift
+	mkdir -p "$kw/ref"
+	echo "kbuild's calls of PAHOLE=btfstream, each run again by pahole $pahole_ref_version:"
+	for call in $(for dir; do ls "$dir"/call.* 2>/dev/null; done | grep '/call\.[0-9.]*$'); do
+		mapfile -t a < "$call"
+		dir=${a[0]}
+		local -a args=("${a[@]:1}")
+		n=${#args[@]}
+		file=${args[n-1]}
+		case $file in /*) ;; *) file=$dir/$file ;; esac
+		what=$(basename "$file")
+		ref=$kw/ref/$what
+		cp "$call.in" "$ref" || { fail "cannot copy $call.in"; continue; }
+		args[n-1]=$ref
+		base= distilled= detached=
+		for ((i = 0; i < n - 1; i++)); do
+			case ${args[i]} in
+				--btf_base) base=${args[i+1]} ;;
+				--btf_encode_detached=*) detached=1 args[i]=--btf_encode_detached=$ref.BTF.1 ;;
+				--btf_encode_detached) detached=1 args[i+1]=$ref.BTF.1 ;;
+				*distilled_base*) distilled=1 ;;
+			esac
+		done
+		[ -n "$base" ] && case $base in /*) ;; *) base=$dir/$base ;; esac
+		echo "  (cd ${dir/#$obj/\$obj}; pahole ${a[*]:1})" | sed "s#$obj#\$obj#g; s#$work#\$work#g"
+		if ! (cd "$dir" && LLVM_OBJCOPY=objcopy nice -n 10 "$pahole_ref" "${args[@]}") > "$ref.log" 2>&1; then
+			cat "$ref.log"
+			fail "reference pahole failed on $file"
+			continue
+		fi
+		[ -n "$detached" ] && ref=$ref.BTF.1
+		out=$call.out
+		if [ -n "$base" ] && [ -n "$distilled" ] && [ -z "$detached" ]; then
+			# 6.12's out-of-tree module: .BTF over its own .BTF.base.
+			diffout=$("$btfstream" diff "$out" "$ref") && verdict=equal || verdict=DIFFERENT
+			for sec in .BTF .BTF.base; do
+				objcopy --dump-section "$sec=$kw/ours$sec" "$out" && objcopy --dump-section "$sec=$kw/ref$sec" "$ref" &&
+					cmp -s "$kw/ours$sec" "$kw/ref$sec" && verdict="$verdict, $sec byte-identical"
+			done
+			what="$what (out-of-tree, each over its own .BTF.base)"
+		elif [ -n "$base" ]; then
+			diffout=$("$btfstream" diff --base "$base" "$out" "$ref") && verdict=equal || verdict=DIFFERENT
+			what="$what (over $(basename "$base"))"
+		else
+			diffout=$("$btfstream" diff "$out" "$ref") && verdict=equal || verdict=DIFFERENT
+		fi
+		cmp -s "$out" "$ref" && verdict="$verdict, byte-identical"
+		echo "    btfstream diff vs pahole $pahole_ref_version: $what: $verdict"
+		case $verdict in equal*) ;; *) echo "$diffout" | head -n 40 | sed 's/^/      /'; fail "$what differs from pahole $pahole_ref_version" ;; esac
+	done
+}
+
+# check_layout VMLINUX WANT: reports VMLINUX's .BTF header; WANT non-empty:
+# the layout section must be there.
+check_layout() {
+	local hdr
+	layout_expected=$2
+	objcopy --dump-section ".BTF=$work/layout.btf" "$1" || { fail "$1 has no .BTF"; return; }
+	# magic version flags hdr_len type_off type_len str_off str_len [layout_off layout_len]
+	hdr=($(od -An -t u4 -N 32 "$work/layout.btf"))
+	if [ "${hdr[1]}" -ge 32 ] && [ "${hdr[7]}" -gt 0 ]; then
+		echo "vmlinux .BTF: hdr_len ${hdr[1]}, layout section of ${hdr[7]} bytes at ${hdr[6]}"
+	else
+		echo "vmlinux .BTF: hdr_len ${hdr[1]}, no layout section"
+		[ -z "$2" ] || fail "btfstream supports layout and kbuild asked for it, but vmlinux's .BTF has no layout section"
+	fi
+}
+
+# boot_kernel: initramfs with every module and btfload; qemu; the guest's verdicts.
+boot_kernel() {
+	phase "$label initramfs"
+	local ir=$kw/initramfs app f
+	mkdir -p "$ir/bin"
+	{ kmake INSTALL_MOD_PATH="$ir" modules_install && kmake INSTALL_MOD_PATH="$ir" M="$oot" modules_install; } > "$kw/install.log" 2>&1 ||
+		{ cat "$kw/install.log"; skip "modules_install failed"; return 1; }
+	# insmod order: modules.order with each module's dependencies first, then
+	# the out-of-tree module.
+	{ cat "$obj/modules.order"; echo "btfstream_oot.o"; } | while read -r o; do
+		modprobe -d "$ir" -S "$kver" --show-depends "$(basename "$o" .o)" | awk '$1 == "insmod" {print $2}'
+	done | sed "s#^$ir##" | awk '!seen[$0]++' > "$ir/modules.list"
+	[ "$(wc -l < "$ir/modules.list")" -eq $((nmod + 1)) ] || { skip "modules.list has $(wc -l < "$ir/modules.list") modules, want $((nmod + 1))"; return 1; }
+	cp "$busybox" "$ir/bin/busybox"
+	cp "$work/bin/btfload" "$ir/btfload"
+	cp "$data/guest-init.sh" "$ir/init"
+	{
+		echo "dir /dev 0755 0 0"
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "dir /proc 0755 0 0"
+		echo "dir /sys 0755 0 0"
+		(cd "$ir" && find . -mindepth 1 -type d | sort | sed 's#^\.##' | awk '{print "dir " $0 " 0755 0 0"}')
+		(cd "$ir" && find . -type f | sort | sed 's#^\.##' | while read -r f; do
+			echo "file $f $ir$f $(stat -c %a "$ir$f") 0 0"
+		done)
+		for app in sh mount insmod basename tr wc grep sed dmesg sync reboot cat uname; do
+			echo "slink /bin/$app busybox 0777 0 0"
+		done
+	} > "$kw/initramfs.list"
+	"$obj/usr/gen_init_cpio" "$kw/initramfs.list" | gzip -1 > "$kw/initramfs.cpio.gz" || { skip "gen_init_cpio failed"; return 1; }
+	echo "initramfs: $(stat -c %s "$kw/initramfs.cpio.gz") bytes, $(wc -l < "$ir/modules.list") modules"
+
+	phase "$label boot"
+	# TCG: KVM may be missing, and where /dev/kvm exists (nested) it may hang
+	# before the kernel prints anything, as seen here. BTFSTREAM_KBUILD_ACCEL=kvm
+	# to try it.
+	local -a accel=(-accel "${BTFSTREAM_KBUILD_ACCEL:-tcg}")
+	echo "qemu-system-x86_64 ${accel[*]} -m 512M -kernel bzImage -initrd initramfs.cpio.gz -append 'console=ttyS0 panic=-1 rdinit=/init'"
+	timeout 900 nice -n 10 qemu-system-x86_64 "${accel[@]}" -m 512M -smp 1 -nographic -no-reboot -monitor none \
+		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$kw/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
+		-device virtio-rng-pci < /dev/null > "$kw/guest.log" 2>&1
+	local qrc=$?
+	# (The first line follows the firmware's escape sequences on the same line.)
+	tr -d '\r' < "$kw/guest.log" | grep -oE '(GUEST|btfload): .*' | tee "$kw/guest.lines"
+	[ $qrc -eq 0 ] || { tail -n 30 "$kw/guest.log"; fail "qemu exited with $qrc (124: timeout)"; }
+	g() { grep -c "$1" "$kw/guest.lines"; }
+	[ "$(g '^GUEST: RESULT: PASS$')" -eq 1 ] || fail "the guest did not report PASS"
+	[ "$(g '^GUEST: /sys/kernel/btf/vmlinux: ')" -eq 1 ] || fail "no /sys/kernel/btf/vmlinux in the guest"
+	[ "$(g '^GUEST: insmod .*: loaded$')" -eq $((nmod + 1)) ] || fail "not every module loaded"
+	[ "$(g '^GUEST: /sys/kernel/btf/[a-z0-9_]*: [0-9]* bytes$')" -eq $((nmod + 2)) ] || fail "not every module has /sys/kernel/btf/<module>"
+	[ "$(g '^btfload: .*: accepted (')" -eq $((nmod + 2)) ] || fail "BPF_BTF_LOAD did not accept vmlinux and every module"
+	[ "$(g '^btfload: .*: rejected as it must be: ')" -eq $((nmod + 1)) ] || fail "BPF_BTF_LOAD did not reject every corrupted module"
+	grep -q '^btfload: btfstream_oot: accepted' "$kw/guest.lines" || fail "the out-of-tree module's BTF (relocated from its .BTF.base) was not accepted"
+	if [ -n "$layout_expected" ]; then
+		grep -q '^btfload: vmlinux: accepted (.*layout section' "$kw/guest.lines" ||
+			fail "BPF_BTF_LOAD did not accept a vmlinux BTF with the layout section"
+	fi
+	return 0
+}
+
+# --- xfs: Debian's xfs.ko with distilled_base --------------------------------------
+check_xfs() {
+	case "$only" in "  "|*" xfs "*) ;; *) return 0 ;; esac
+	phase xfs
+	local kernel=${BTFSTREAM_KERNEL:-} xfs F verdict sec
+	if [ -z "$kernel" ] || [ "$kernel" = none ]; then
+		kernel=$(fetch_kernel) || kernel=
+	fi
+	xfs=$(ls "$(dirname "$kernel")"/../lib/modules/*/kernel/fs/xfs/xfs.ko 2>/dev/null | head -n 1)
+	if [ -z "$kernel" ] || [ -z "$xfs" ]; then
+		fail "no Debian kernel with xfs.ko (set BTFSTREAM_KERNEL or let kernel-dbg.sh fetch it)"
+		return
+	fi
 	F=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
 	cp "$xfs" "$work/xfs-ours.ko" && cp "$xfs" "$work/xfs-ref.ko"
-	echo "  btfstream -J -j1 --btf_features=$F --btf_features=distilled_base --lang_exclude=rust --btf_base vmlinux xfs.ko (and pahole 1.31, +reproducible_build)"
+	echo "  btfstream -J -j1 --btf_features=$F --btf_features=distilled_base --lang_exclude=rust --btf_base vmlinux xfs.ko (and pahole $pahole_ref_version, +reproducible_build)"
 	nice -n 10 "$btfstream" -J -j1 --btf_features=$F --btf_features=distilled_base --lang_exclude=rust --btf_base "$kernel" "$work/xfs-ours.ko" ||
 		fail "btfstream failed on xfs.ko"
 	LLVM_OBJCOPY=objcopy nice -n 10 "$pahole_ref" -J -j1 --btf_features=$F,reproducible_build --btf_features=distilled_base --lang_exclude=rust \
@@ -247,63 +545,14 @@ else
 		objcopy --dump-section "$sec=$work/xo$sec" "$work/xfs-ours.ko" && objcopy --dump-section "$sec=$work/xr$sec" "$work/xfs-ref.ko" &&
 			cmp -s "$work/xo$sec" "$work/xr$sec" && verdict="$verdict, $sec byte-identical"
 	done
-	echo "    btfstream diff vs pahole 1.31: xfs.ko with distilled_base ($(stat -c %s "$work/xo.BTF.base") bytes of .BTF.base): $verdict"
-	case $verdict in equal*) ;; *) head -n 40 "$work/xfs.diff"; fail "xfs.ko differs from pahole 1.31" ;; esac
+	echo "    btfstream diff vs pahole $pahole_ref_version: xfs.ko with distilled_base ($(stat -c %s "$work/xo.BTF.base") bytes of .BTF.base): $verdict"
+	case $verdict in equal*) ;; *) head -n 40 "$work/xfs.diff"; fail "xfs.ko differs from pahole $pahole_ref_version" ;; esac
 	rm -f "$work"/xfs-*.ko
-fi
+}
 
-# --- 6. boot -------------------------------------------------------------------------
-phase initramfs
-ir=$work/initramfs
-mkdir -p "$ir/bin"
-{ kmake INSTALL_MOD_PATH="$ir" modules_install && kmake INSTALL_MOD_PATH="$ir" M="$oot" modules_install; } > "$work/install.log" 2>&1 ||
-	{ cat "$work/install.log"; die "modules_install failed"; }
-# insmod order: modules.order with each module's dependencies first, then
-# the out-of-tree module.
-{ cat "$obj/modules.order"; echo "btfstream_oot.o"; } | while read -r o; do
-	modprobe -d "$ir" -S "$kver" --show-depends "$(basename "$o" .o)" | awk '$1 == "insmod" {print $2}'
-done | sed "s#^$ir##" | awk '!seen[$0]++' > "$ir/modules.list"
-[ "$(wc -l < "$ir/modules.list")" -eq $((nmod + 1)) ] || die "modules.list has $(wc -l < "$ir/modules.list") modules, want $((nmod + 1))"
-cp "$busybox" "$ir/bin/busybox"
-cp "$work/bin/btfload" "$ir/btfload"
-cp "$data/guest-init.sh" "$ir/init"
-{
-	echo "dir /dev 0755 0 0"
-	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "dir /proc 0755 0 0"
-	echo "dir /sys 0755 0 0"
-	(cd "$ir" && find . -mindepth 1 -type d | sort | sed 's#^\.##' | awk '{print "dir " $0 " 0755 0 0"}')
-	(cd "$ir" && find . -type f | sort | sed 's#^\.##' | while read -r f; do
-		echo "file $f $ir$f $(stat -c %a "$ir$f") 0 0"
-	done)
-	for app in sh mount insmod basename tr wc grep sed dmesg sync reboot cat uname; do
-		echo "slink /bin/$app busybox 0777 0 0"
-	done
-} > "$work/initramfs.list"
-"$obj/usr/gen_init_cpio" "$work/initramfs.list" | gzip -1 > "$work/initramfs.cpio.gz" || die "gen_init_cpio failed"
-echo "initramfs: $(stat -c %s "$work/initramfs.cpio.gz") bytes, $(wc -l < "$ir/modules.list") modules"
-
-phase boot
-# TCG: KVM may be missing, and where /dev/kvm exists (nested) it may hang
-# before the kernel prints anything, as seen here. BTFSTREAM_KBUILD_ACCEL=kvm
-# to try it.
-accel=(-accel "${BTFSTREAM_KBUILD_ACCEL:-tcg}")
-echo "qemu-system-x86_64 ${accel[*]} -m 512M -kernel bzImage -initrd initramfs.cpio.gz -append 'console=ttyS0 panic=-1 rdinit=/init'"
-timeout 900 nice -n 10 qemu-system-x86_64 "${accel[@]}" -m 512M -smp 1 -nographic -no-reboot -monitor none \
-	-kernel "$obj/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
-	-device virtio-rng-pci < /dev/null > "$work/guest.log" 2>&1
-qrc=$?
-# (The first line follows the firmware's escape sequences on the same line.)
-tr -d '\r' < "$work/guest.log" | grep -oE '(GUEST|btfload): .*' | tee "$work/guest.lines"
-[ $qrc -eq 0 ] || { tail -n 30 "$work/guest.log"; fail "qemu exited with $qrc (124: timeout)"; }
-g() { grep -c "$1" "$work/guest.lines"; }
-[ "$(g '^GUEST: RESULT: PASS$')" -eq 1 ] || fail "the guest did not report PASS"
-[ "$(g '^GUEST: /sys/kernel/btf/vmlinux: ')" -eq 1 ] || fail "no /sys/kernel/btf/vmlinux in the guest"
-[ "$(g '^GUEST: insmod .*: loaded$')" -eq $((nmod + 1)) ] || fail "not every module loaded"
-[ "$(g '^GUEST: /sys/kernel/btf/[a-z0-9_]*: [0-9]* bytes$')" -eq $((nmod + 2)) ] || fail "not every module has /sys/kernel/btf/<module>"
-[ "$(g '^btfload: .*: accepted (')" -eq $((nmod + 2)) ] || fail "BPF_BTF_LOAD did not accept vmlinux and every module"
-[ "$(g '^btfload: .*: rejected as it must be: ')" -eq $((nmod + 1)) ] || fail "BPF_BTF_LOAD did not reject every corrupted module"
-grep -q '^btfload: btfstream_oot: accepted' "$work/guest.lines" || fail "the out-of-tree module's BTF (relocated from its .BTF.base) was not accepted"
-
+# The kernels: one line each, "build kernel LABEL from SOURCE with these
+# fragments and make variables".
+check_kernel 6.12 6.12 kernel.config,kernel-6.12.config
+check_kernel 7.2 7.2/sid kernel.config,kernel-7.2.config
+check_xfs
 finish

@@ -16,6 +16,10 @@
 // BTF first: split ids and string offsets already continue after the
 // base's, so merging is concatenating the type and string sections.
 //
+// A vmlinux BTF with Linux 7.2's layout section (hdr_len 32) is loaded as
+// it is, and its line says "layout section of N bytes"; merged with a
+// module it loses the section (merge writes a 24-byte header).
+//
 // -corrupt is the negative control: it breaks each FILE in a way only the
 // full verifier notices (a TYPEDEF made to point at itself, a loop; or,
 // without a TYPEDEF, a STRUCT member moved past the struct's end), loads
@@ -31,6 +35,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/btfstream/btfstream/btf"
 )
 
 func main() {
@@ -76,7 +82,7 @@ func main() {
 		res := load(raw)
 		switch {
 		case !*corrupt && res.err == nil:
-			fmt.Printf("btfload: %s: accepted (%d bytes, %d types%s)\n", name, len(raw), n, merged(baseRaw))
+			fmt.Printf("btfload: %s: accepted (%d bytes, %d types%s%s)\n", name, len(raw), n, merged(baseRaw), layoutNote(raw))
 		case !*corrupt:
 			fmt.Printf("btfload: %s: REJECTED: %v: %s\n", name, res.err, res.lastLog)
 			status = 1
@@ -88,6 +94,17 @@ func main() {
 		}
 	}
 	os.Exit(status)
+}
+
+// layoutNote says whether raw carries a layout section (Linux 7.2's
+// struct btf_header: hdr_len 32, layout_off and layout_len after str_len).
+// Merged BTF never does: merge writes a 24-byte header.
+func layoutNote(raw []byte) string {
+	h, err := parseHeader(raw)
+	if err != nil || h.hdrLen < btf.HeaderLenLayout || le.Uint32(raw[28:]) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", layout section of %d bytes", le.Uint32(raw[28:]))
 }
 
 func merged(base []byte) string {

@@ -91,3 +91,48 @@ func mustParse(t *testing.T, raw []byte) *btf.Spec {
 	}
 	return s
 }
+
+// withLayout returns raw (24-byte header) with Linux 7.2's header instead:
+// hdr_len 32 and a layout section of n bytes after the strings.
+func withLayout(raw []byte, n uint32) []byte {
+	h, _ := parseHeader(raw)
+	out := make([]byte, btf.HeaderLenLayout, btf.HeaderLenLayout+len(raw)-btf.HeaderLen+int(n))
+	copy(out, raw[:btf.HeaderLen])
+	le.PutUint32(out[4:], btf.HeaderLenLayout)
+	body := raw[h.hdrLen:]
+	le.PutUint32(out[24:], uint32(len(body))) // layout_off: after types and strings
+	le.PutUint32(out[28:], n)
+	out = append(out, body...)
+	return append(out, make([]byte, n)...)
+}
+
+func TestLayoutNote(t *testing.T) {
+	base, split := testPair(true, false)
+	plain := base.Marshal()
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		want string
+	}{
+		{"24-byte header", plain, ""},
+		{"hdr_len 32, empty layout section", withLayout(plain, 0), ""},
+		{"hdr_len 32, layout section", withLayout(plain, 40), ", layout section of 40 bytes"},
+		{"junk", []byte("junk"), ""},
+	} {
+		if got := layoutNote(tc.raw); got != tc.want {
+			t.Errorf("%s: layoutNote = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// A base with the section merges as one without: same bytes.
+	want, err := merge(plain, split.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := merge(withLayout(plain, 40), split.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("merge over a base with a layout section: %d bytes, want %d", len(got), len(want))
+	}
+}
