@@ -28,6 +28,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // IndexUse is what the merger needs to give a unit's arrays their index
@@ -120,9 +121,12 @@ func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag)}
+	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag), trueSig: feat.Has(FeatTrueSignature)}
 	e.funcs.v5 = locs.HasLoclists() && !locs.HasLoc()
-	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine())
+	e.funcs.abi.nRegs, e.funcs.abi.regs = regParams(f.Machine())
+	e.funcs.abi.addr = int(e.addr)
+	e.funcs.abi.aggTwoRegs = f.Machine() != elffile.EMS390
+	e.funcs.rel = f.ELF().Relocatable()
 	e.vars = newVarCtx(f.ELF(), &syms.objects, feat, cfg.Verbose)
 	return e, nil
 }

@@ -27,6 +27,7 @@ const (
 	FeatDistilledBase                         // distilled_base: .BTF.base for out-of-tree modules (written by cmd/btfstream with btf.Distill)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
 	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
+	FeatTrueSignature                         // true_signature: FUNCs of '.'-suffixed symbols under that name, prototypes as the ABI changed them (pahole 1.32)
 )
 
 // featureNames maps Feature bit i to its pahole name.
@@ -34,6 +35,7 @@ var featureNames = [...]string{
 	"encode_force", "var", "float", "decl_tag", "type_tag", "enum64",
 	"optimized_func", "consistent_func", "decl_tag_kfuncs",
 	"reproducible_build", "distilled_base", "global_var", "attributes",
+	"true_signature",
 }
 
 // DefaultFeatures is pahole's "default" set: what kbuild asks for
