@@ -143,6 +143,32 @@ func canonical(g []encode.FuncState, o funcOpts) int {
 	return max(first, 0)
 }
 
+// pick decides which of a name's states (in save order) becomes its
+// FUNC, as pahole 1.32's btf_encoder__add_saved_funcs: with
+// true_signature, the first state at a '.'-suffixed symbol whose
+// registers can be trusted, under that symbol's name (trueSig), whatever
+// else is wrong with the name; otherwise the canonical state, unless an
+// unexpected register, a packed struct on the stack, reordered
+// parameters, optimized parameters of a changed ABI, differing
+// prototypes (consistent_func) or symbols at different addresses
+// (ambiguous) drop the name (k -1). cum is scratch, returned for reuse.
+func pick(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, ambiguous bool, o funcOpts) (k int, trueSig bool, _ []encode.FuncFlags) {
+	cum, inconsistent := groupVerdict(types, g, cum)
+	if o.trueSig {
+		for k := range g {
+			if g[k].TrueSym != 0 && cum[k]&(encode.FuncUnexpected|encode.FuncUncertain) == 0 {
+				return k, true, cum
+			}
+		}
+	}
+	c := canonical(g, o)
+	if cum[0]&(encode.FuncUnexpected|encode.FuncUncertain|encode.FuncReordered) != 0 ||
+		(o.consistent && inconsistent) || skipOptimized(&g[c], o) || ambiguous {
+		return -1, false, cum
+	}
+	return c, false, cum
+}
+
 // emitStates handles states sorted by ELF name, all states of a name
 // together, adding to out and handing it to d when it is full.
 func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec, o funcOpts) (added, dropped int, _ *btf.Spec, _ error) {
@@ -160,39 +186,25 @@ func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec
 		}
 		g := st[i:j]
 		i = j
-		var inconsistent bool
-		fc.cum, inconsistent = groupVerdict(types, g, fc.cum)
 		sym := fc.syms.Func(g[0].Elf, fc.nameBuf)
 		fc.nameBuf = sym.Name
-		if o.trueSig {
-			// The first state at a '.'-suffixed symbol whose
-			// registers can be trusted is that symbol's FUNC, and the
-			// name's only one.
-			k := slices.IndexFunc(g, func(s encode.FuncState) bool { return s.TrueSym != 0 })
-			for ; k >= 0 && k < len(g); k++ {
-				if g[k].TrueSym == 0 || fc.cum[k]&(encode.FuncUnexpected|encode.FuncUncertain) != 0 {
-					continue
-				}
-				name := fc.syms.TrueName(g[k].Elf, int(g[k].TrueSym)-1, fc.nameBuf)
-				fc.nameBuf = name
-				if _, err := fc.addFunc(out, &g[k], name, g[k].Ret, g[k].Params); err != nil {
-					return added, dropped, out, err
-				}
-				added++
-				break
-			}
-			if k >= 0 && k < len(g) {
-				continue
-			}
-		}
-		c := canonical(g, o)
-		all := fc.cum[0]
-		if all&(encode.FuncUnexpected|encode.FuncUncertain|encode.FuncReordered) != 0 ||
-			(o.consistent && inconsistent) || skipOptimized(&g[c], o) || sym.Ambiguous {
+		var k int
+		var trueSig bool
+		k, trueSig, fc.cum = pick(types, g, fc.cum, sym.Ambiguous, o)
+		if k < 0 {
 			dropped++
 			continue
 		}
-		s := &g[c]
+		if trueSig {
+			name := fc.syms.TrueName(g[k].Elf, int(g[k].TrueSym)-1, fc.nameBuf)
+			fc.nameBuf = name
+			if _, err := fc.addFunc(out, &g[k], name, g[k].Ret, g[k].Params); err != nil {
+				return added, dropped, out, err
+			}
+			added++
+			continue
+		}
+		s := &g[k]
 		ret, params := s.Ret, s.Params
 		if fc.arenaAttrs && sym.Kfunc {
 			var err error
