@@ -19,8 +19,13 @@ package encode
 //     all have names and whose name (own, or its abstract origin's) is an
 //     ELF FUNC symbol name (up to the first '.'; .cold/.part skipped) is
 //     saved as ids and string offsets (FuncState); the merger merges them
-//     by name at the end.
-//   - optimized_func is accepted and, as in pahole 1.31, changes nothing.
+//     by name at the end. Their verdicts are pahole 1.32's (paramloc.go:
+//     locations judged per ABI register slot, parameters out of their
+//     abstract origin's order; funcs.go: DW_AT_low_pc against the name's
+//     symbols, whose addresses and '.' suffixes funcsyms.go keeps).
+//   - optimized_func is accepted and changes nothing: pahole 1.32 always
+//     keeps functions with optimized-out parameters unless their ABI
+//     changed.
 
 import (
 	"debug/dwarf"

@@ -48,6 +48,7 @@ const (
 	FuncSigChanged                           // clang marked it DW_CC_nocall: its ABI changed
 	FuncOptimizedSym                         // a symbol at its address has an .isra/.constprop suffix
 	FuncAtSymbol                             // its DW_AT_low_pc is the address of one of its name's symbols
+	FuncHasAddr                              // it has a DW_AT_low_pc other than 0 (as pahole reads it)
 )
 
 // Has reports whether all of f are set.
@@ -304,12 +305,17 @@ func (fc *funcCtx) atSymbol(t *encTree, f int32, st *FuncState) {
 		if fc.rel {
 			// pahole reads an ET_REL file through libdwfl, which
 			// places its sections from 0x10000 up: a DW_AT_low_pc
-			// there never equals a symbol's section offset.
+			// there is never 0 and never equals a symbol's section
+			// offset.
+			st.Flags |= FuncHasAddr
 			return
 		}
 		if a, err := at.Address(); err == nil {
 			addr = a
 		}
+	}
+	if addr != 0 {
+		st.Flags |= FuncHasAddr
 	}
 	rank := 0
 	fc.elfs.syms.each(st.Elf, func(s funcSym) bool {

@@ -92,6 +92,15 @@ func TestDecodeLoc(t *testing.T) {
 	}
 }
 
+type analyzeCase struct {
+	name       string
+	ps         []paramInfo
+	clang      bool
+	optimized  string // per parameter: o optimized, - not
+	unexpected string // per parameter: u unexpected, - not
+	trueSig    bool   // signature changed, true_signature on
+}
+
 // TestAnalyzeParams checks the per-function verdicts: registers counted
 // in ABI slots (a 16-byte aggregate takes two, a bigger one goes on the
 // stack but still counts one), GCC's optimized parameters, clang's
@@ -106,32 +115,50 @@ func TestAnalyzeParams(t *testing.T) {
 	cnst := paramInfo{hasConst: true, locReg: noReg, typeSize: 8, member: -1}
 	agg := paramInfo{hasLoc: true, locReg: int16(a.regs[0]), typeSize: 16, member: -1}
 	big := paramInfo{hasLoc: true, locReg: noReg, typeSize: 32, inMemory: true, member: -1}
-	for _, tc := range []struct {
-		name       string
-		ps         []paramInfo
-		clang      bool
-		optimized  string // per parameter: o optimized, u unexpected, - neither
-		unexpected string
-	}{
-		{"all in place", []paramInfo{reg(0), reg(1), reg(2)}, false, "---", "---"},
-		{"gcc: no location is not optimized", []paramInfo{reg(0), noLoc, reg(2)}, false, "---", "---"},
-		{"gcc: location without register", []paramInfo{reg(0), lost, reg(2)}, false, "-o-", "---"},
-		{"gcc: constant", []paramInfo{cnst, reg(1)}, false, "o-", "--"},
-		{"clang: constant is fine", []paramInfo{cnst, reg(1)}, true, "--", "--"},
-		{"shifted register", []paramInfo{reg(1), reg(2)}, false, "--", "uu"},
-		{"aggregate takes two slots", []paramInfo{agg, reg(2)}, false, "--", "--"},
-		{"aggregate then next in slot two", []paramInfo{agg, reg(1)}, false, "--", "-u"},
-		{"big aggregate counts one slot", []paramInfo{big, reg(1)}, false, "o-", "--"},
-		{"clang skips big aggregates", []paramInfo{big, reg(0)}, true, "--", "--"},
-		{"clang window", []paramInfo{{hasLoc: true, locReg: int16(a.regs[1]), typeSize: 16, member: -1}, reg(2)}, true, "--", "--"},
-		{"clang outside window", []paramInfo{reg(1)}, true, "-", "u"},
+	var cases []analyzeCase
+	for _, tc := range []analyzeCase{
+		{"all in place", []paramInfo{reg(0), reg(1), reg(2)}, false, "---", "---", false},
+		{"gcc: no location is not optimized", []paramInfo{reg(0), noLoc, reg(2)}, false, "---", "---", false},
+		{"gcc: location without register", []paramInfo{reg(0), lost, reg(2)}, false, "-o-", "---", false},
+		{"gcc: constant", []paramInfo{cnst, reg(1)}, false, "o-", "--", false},
+		{"clang: constant is fine", []paramInfo{cnst, reg(1)}, true, "--", "--", false},
+		{"shifted register", []paramInfo{reg(1), reg(2)}, false, "--", "uu", false},
+		{"aggregate takes two slots", []paramInfo{agg, reg(2)}, false, "--", "--", false},
+		{"aggregate then next in slot two", []paramInfo{agg, reg(1)}, false, "--", "-u", false},
+		{"big aggregate counts one slot", []paramInfo{big, reg(1)}, false, "o-", "--", false},
+		{"clang skips big aggregates", []paramInfo{big, reg(0)}, true, "--", "--", false},
+		{"clang window", []paramInfo{{hasLoc: true, locReg: int16(a.regs[1]), typeSize: 16, member: -1}, reg(2)}, true, "--", "--", false},
+		{"clang outside window", []paramInfo{reg(1)}, true, "-", "u", false},
 	} {
+		tc := tc
+		tc.trueSig = false
+		cases = append(cases, tc)
+	}
+	// true_signature on a function whose signature changed (clang's
+	// DW_CC_nocall): constants and lost parameters are dropped, stack
+	// copies and unknown registers are unexpected, an aggregate reduced to
+	// one member takes one register.
+	member := paramInfo{hasLoc: true, locReg: int16(a.regs[0]), typeSize: 16, first: 1, member: 7}
+	whole := paramInfo{hasLoc: true, locReg: int16(a.regs[0]), typeSize: 16, first: 1, second: 1, member: -1}
+	stack := paramInfo{hasLoc: true, locReg: noReg, locStack: true, typeSize: 8, member: -1}
+	for _, tc := range []analyzeCase{
+		{"ts: constant dropped, next keeps its register", []paramInfo{{hasLoc: true, locConst: true, locReg: noReg, typeSize: 8, member: -1}, reg(0)}, true, "o-", "--", true},
+		{"ts: no location dropped", []paramInfo{noLoc, reg(0)}, true, "o-", "--", true},
+		{"ts: no location, next in its slot kept", []paramInfo{noLoc, reg(1)}, true, "--", "--", true},
+		{"ts: stack copy unexpected", []paramInfo{stack}, true, "-", "u", true},
+		{"ts: unknown register unexpected", []paramInfo{lost}, true, "-", "u", true},
+		{"ts: one member in one register", []paramInfo{member, reg(1)}, true, "--", "--", true},
+		{"ts: whole aggregate in two", []paramInfo{whole, reg(2)}, true, "--", "--", true},
+	} {
+		cases = append(cases, tc)
+	}
+	for _, tc := range cases {
 		ps := make([]*paramInfo, len(tc.ps))
 		for i := range tc.ps {
 			p := tc.ps[i]
 			ps[i] = &p
 		}
-		analyzeParams(ps, &a, tc.clang, false, false)
+		analyzeParams(ps, &a, tc.clang, tc.trueSig, tc.trueSig)
 		var o, u []byte
 		for _, p := range ps {
 			o = append(o, "-o"[b2i(p.optimized)])

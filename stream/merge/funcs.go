@@ -20,6 +20,7 @@ type funcMerge struct {
 	arenaAttrs bool
 	nameBuf    []byte // a function's name (Symbols.Func)
 	cum        []encode.FuncFlags
+	part       []encode.FuncState // scratch of addrFirst
 }
 
 // add rewrites a unit's states from its batch's ids and strings (strs) to
@@ -101,9 +102,15 @@ func skipOptimized(s *encode.FuncState, o funcOpts) bool {
 // k+1 states accumulate in state k (all of them in state 0), and a
 // prototype that differs from the first state's makes the name
 // inconsistent unless an unexpected register or reordered parameters
-// already explain it. It returns the accumulated flags per state in
-// cum (reused) and whether the name is inconsistent.
-func groupVerdict(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags) ([]encode.FuncFlags, bool) {
+// already explain it. With true_signature, when the first state has an
+// address (addrFirst), states without one (abstract instances, inlined
+// copies) are not compared: read from pahole 1.32's output and -V log on
+// the 7.2 vmlinux, where 25 names whose other copies differ (bq_enqueue,
+// memchr, native_save_fl, ...) are kept only with true_signature, while
+// names with no out-of-line copy at all are still compared. It returns
+// the accumulated flags per state in cum (reused) and whether the name
+// is inconsistent.
+func groupVerdict(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, trueSig bool) ([]encode.FuncFlags, bool) {
 	const acc = encode.FuncUnexpected | encode.FuncUncertain | encode.FuncReordered
 	cum = cum[:0]
 	all := g[0].Flags & acc
@@ -112,6 +119,9 @@ func groupVerdict(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags)
 	for k := 1; k < len(g); k++ {
 		all |= g[k].Flags & acc
 		cum = append(cum, all)
+		if trueSig && g[0].Flags.Has(encode.FuncHasAddr) && !g[k].Flags.Has(encode.FuncHasAddr) {
+			continue
+		}
 		if all&(encode.FuncUnexpected|encode.FuncReordered) == 0 && !inconsistent && !funcsMatch(types, &g[0], &g[k]) {
 			inconsistent = true
 		}
@@ -143,6 +153,37 @@ func canonical(g []encode.FuncState, o funcOpts) int {
 	return max(first, 0)
 }
 
+// addrFirst puts the states of one name that have an address (out-of-line
+// code, DW_AT_low_pc) before those that do not (abstract instances of
+// inline functions), each in save order, as pahole 1.32 orders a name's
+// saved states (16309722: the first state of a name has a non-zero
+// address). Read from 1.32's output with true_signature on the 7.2
+// vmlinux: __refcount_add.constprop.0 is io_uring.c's copy, which only
+// this order lets through (an earlier abstract instance with an
+// unexpected register would spoil it).
+func (fc *funcMerge) addrFirst(g []encode.FuncState) {
+	n := 0
+	for k := range g {
+		if g[k].Flags.Has(encode.FuncHasAddr) {
+			n++
+		}
+	}
+	if n == 0 || n == len(g) {
+		return
+	}
+	fc.part = append(fc.part[:0], g...)
+	a, b := 0, n
+	for k := range fc.part {
+		if fc.part[k].Flags.Has(encode.FuncHasAddr) {
+			g[a] = fc.part[k]
+			a++
+		} else {
+			g[b] = fc.part[k]
+			b++
+		}
+	}
+}
+
 // pick decides which of a name's states (in save order) becomes its
 // FUNC, as pahole 1.32's btf_encoder__add_saved_funcs: with
 // true_signature, the first state at a '.'-suffixed symbol whose
@@ -153,7 +194,7 @@ func canonical(g []encode.FuncState, o funcOpts) int {
 // prototypes (consistent_func) or symbols at different addresses
 // (ambiguous) drop the name (k -1). cum is scratch, returned for reuse.
 func pick(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, ambiguous bool, o funcOpts) (k int, trueSig bool, _ []encode.FuncFlags) {
-	cum, inconsistent := groupVerdict(types, g, cum)
+	cum, inconsistent := groupVerdict(types, g, cum, o.trueSig)
 	if o.trueSig {
 		for k := range g {
 			if g[k].TrueSym != 0 && cum[k]&(encode.FuncUnexpected|encode.FuncUncertain) == 0 {
@@ -186,6 +227,7 @@ func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec
 		}
 		g := st[i:j]
 		i = j
+		fc.addrFirst(g)
 		sym := fc.syms.Func(g[0].Elf, fc.nameBuf)
 		fc.nameBuf = sym.Name
 		var k int

@@ -33,6 +33,7 @@ func TestPick(t *testing.T) {
 		unexp = encode.FuncUnexpected
 		unc   = encode.FuncUncertain
 		reord = encode.FuncReordered
+		addr  = encode.FuncHasAddr
 	)
 	kbuild := funcOpts{consistent: true}
 	ts := funcOpts{consistent: true, trueSig: true}
@@ -64,11 +65,47 @@ func TestPick(t *testing.T) {
 		{"true_signature: an earlier unexpected register spoils later states", []encode.FuncState{st(unexp, 0, intT), st(at, 1, intT)}, false, ts, -1, false},
 		{"true_signature: a later unexpected register spoils state 0", []encode.FuncState{st(at, 1, intT), st(unexp, 0, intT), st(at, 1, intT)}, false, ts, -1, false},
 		{"true_signature: but not the states before it", []encode.FuncState{st(0, 0, intT), st(at, 1, intT), st(unexp, 0, intT)}, false, ts, 1, true},
+		{"true_signature: states without an address are not compared", []encode.FuncState{st(at|addr, 0, intT), st(opt, 0, longT)}, false, ts, 0, false},
+		{"but they are without true_signature", []encode.FuncState{st(at|addr, 0, intT), st(opt, 0, longT)}, false, kbuild, -1, false},
+		{"true_signature: and when no state has an address", []encode.FuncState{st(0, 0, intT), st(opt, 0, longT)}, false, ts, -1, false},
+		{"true_signature: their registers still count", []encode.FuncState{st(at|addr, 0, intT), st(unexp, 0, longT)}, false, ts, -1, false},
 		{"true_signature: uncertain location", []encode.FuncState{st(unc|at, 1, intT)}, false, ts, -1, false},
 	} {
 		k, trueSig, _ := pick(s, tc.g, nil, tc.ambiguous, tc.o)
 		if k != tc.want || trueSig != tc.wantTrue {
 			t.Errorf("%s: pick = %d, %v; want %d, %v", tc.name, k, trueSig, tc.want, tc.wantTrue)
+		}
+	}
+}
+
+// TestAddrFirst: a name's states with an address come first, each part in
+// save order.
+func TestAddrFirst(t *testing.T) {
+	var fm funcMerge
+	for _, tc := range []struct {
+		addr string // per state, in save order: a has an address
+		want string // the states' save ranks after
+	}{
+		{"-a-a", "1302"},
+		{"aaa", "012"},
+		{"---", "012"},
+		{"--a", "201"},
+		{"a--", "012"},
+	} {
+		g := make([]encode.FuncState, len(tc.addr))
+		for i := range g {
+			g[i].Seq = uint32(i)
+			if tc.addr[i] == 'a' {
+				g[i].Flags = encode.FuncHasAddr
+			}
+		}
+		fm.addrFirst(g)
+		var got []byte
+		for _, s := range g {
+			got = append(got, byte('0'+s.Seq))
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: order %s, want %s", tc.addr, got, tc.want)
 		}
 	}
 }
