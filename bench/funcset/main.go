@@ -7,10 +7,13 @@
 //
 //	go run ./bench/funcset A.btf | sort > a; go run ./bench/funcset B.btf | sort > b
 //	comm -3 a b
+//
+// A module's split BTF needs its base: funcset -base VMLINUX.btf MOD.btf.
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -19,26 +22,17 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: funcset FILE.btf")
+	baseFile := flag.String("base", "", "base BTF (raw) of a split BTF FILE")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: funcset [-base BASE.btf] FILE.btf")
 		os.Exit(2)
 	}
-	f, err := os.Open(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	var base *btf.Spec
+	if *baseFile != "" {
+		base = load(*baseFile, nil)
 	}
-	raw, err := btf.ReadRaw(f)
-	f.Close()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	s, err := btf.Parse(raw, nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	s := load(flag.Arg(0), base)
 	tags := map[btf.TypeID][]string{}
 	for id := s.FirstID(); id < s.NextID(); id++ {
 		if s.Kind(id) == btf.KindDeclTag {
@@ -59,6 +53,27 @@ func main() {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// load reads a raw BTF file (split over base if not nil), or exits.
+func load(name string, base *btf.Spec) *btf.Spec {
+	f, err := os.Open(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	raw, err := btf.ReadRaw(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s, err := btf.Parse(raw, base)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return s
 }
 
 func protoText(s *btf.Spec, id btf.TypeID) string {

@@ -66,21 +66,35 @@ type funcCtx struct {
 	rel      bool // an ET_REL file (atSymbol)
 }
 
-// unitParams holds a unit's parameter verdicts, by parameter node.
+// unitParams holds a unit's parameter verdicts: per DIE node the index
+// (+1) of its paramInfo, a worker's scratch reused from unit to unit.
 type unitParams struct {
-	info      map[int32]*paramInfo
+	at        []int32 // per node: 1 + index in infos; 0: none
+	infos     []paramInfo
 	reordered map[int32]bool // by function node
 	ops       []exprOp
+	ps        []*paramInfo
 }
 
-func (up *unitParams) get(p int32) *paramInfo {
-	pi := up.info[p]
-	if pi == nil {
-		pi = &paramInfo{locReg: noReg, member: -1}
-		up.info[p] = pi
-	}
-	return pi
+// reset readies up for a unit of n nodes.
+func (up *unitParams) reset(n int) {
+	up.at = resize(up.at, n)
+	up.infos = up.infos[:0]
+	clear(up.reordered)
 }
+
+// index returns p's paramInfo index, made if p has none.
+func (up *unitParams) index(p int32) int32 {
+	if k := up.at[p]; k > 0 {
+		return k - 1
+	}
+	up.infos = append(up.infos, paramInfo{locReg: noReg, member: -1})
+	up.at[p] = int32(len(up.infos))
+	return int32(len(up.infos) - 1)
+}
+
+// get returns p's paramInfo (valid until the next index call that makes one).
+func (up *unitParams) get(p int32) *paramInfo { return &up.infos[up.index(p)] }
 
 // judgeParams computes every parameter's verdicts as pahole 1.32's
 // dwarf_loader does: each parameter's location decoded, the locations of
@@ -89,7 +103,12 @@ func (up *unitParams) get(p int32) *paramInfo {
 // the ABI's registers.
 func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 	t := c.t
-	up := &unitParams{info: make(map[int32]*paramInfo), reordered: make(map[int32]bool)}
+	up := &c.params
+	up.reset(t.n)
+	lim := fc.abi.addr
+	if fc.abi.aggTwoRegs {
+		lim *= 2
+	}
 	for _, f := range c.funcs {
 		idx := 0
 		t.children(f, func(p int32) {
@@ -100,10 +119,6 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 			pi.idx = uint8(idx)
 			idx++
 			pi.typeSize = uint16(c.typeByteSize(p))
-			lim := fc.abi.addr
-			if fc.abi.aggTwoRegs {
-				lim *= 2
-			}
 			pi.inMemory = int(pi.typeSize) > lim
 			pi.hasConst = t.has(p, dwarf.AttrConstValue)
 			fc.decodeParam(t, p, pi, up)
@@ -119,12 +134,14 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 			if o < 0 {
 				return
 			}
-			pi, oi := up.get(p), up.info[o]
-			if oi == nil {
-				oi = up.get(o)
-				oi.idx = 0xff // not a function's parameter
+			if up.at[o] == 0 {
+				up.get(o).idx = 0xff // not a function's parameter
 			}
+			pi, oi := &up.infos[up.at[p]-1], &up.infos[up.at[o]-1]
 			if pi.idx != oi.idx {
+				if up.reordered == nil {
+					up.reordered = make(map[int32]bool)
+				}
 				up.reordered[f] = true
 			}
 			oi.hasLoc = oi.hasLoc || pi.hasLoc
@@ -145,16 +162,15 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 			}
 		})
 	}
-	var ps []*paramInfo
 	for _, f := range c.funcs {
-		ps = ps[:0]
+		up.ps = up.ps[:0]
 		t.children(f, func(p int32) {
 			if t.tag(p) == dwarf.TagFormalParameter {
-				ps = append(ps, up.get(p))
+				up.ps = append(up.ps, &up.infos[up.at[p]-1])
 			}
 		})
 		sig := clang && sigChanged(t, f)
-		analyzeParams(ps, &fc.abi, clang, sig, fc.trueSig && sig)
+		analyzeParams(up.ps, &fc.abi, clang, sig, fc.trueSig && sig)
 	}
 	return up
 }
@@ -244,7 +260,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			if !hasName {
 				ok = false
 			}
-			pi := up.get(p)
+			pi := &up.infos[up.at[p]-1]
 			if pi.unexpected {
 				unexpected = true
 			}

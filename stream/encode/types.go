@@ -46,6 +46,7 @@ type cuConv struct {
 	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
 	words   []uint32   // scratch: one type's extra words
+	params  unitParams // scratch: the unit's parameter verdicts (funcs.go)
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
