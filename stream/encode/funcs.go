@@ -109,6 +109,10 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 	if fc.abi.aggTwoRegs {
 		lim *= 2
 	}
+	// Where a parameter is, beyond the argument registers, matters only
+	// to true_signature and to clang's rule (which skips big aggregates
+	// without counting them).
+	decodeAll := fc.trueSig || clang
 	for _, f := range c.funcs {
 		idx := 0
 		t.children(f, func(p int32) {
@@ -121,6 +125,13 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 			pi.typeSize = uint16(c.typeByteSize(p))
 			pi.inMemory = int(pi.typeSize) > lim
 			pi.hasConst = t.has(p, dwarf.AttrConstValue)
+			if !decodeAll && idx > fc.abi.nRegs {
+				// Past the registers (each parameter before it took
+				// one slot at least): only whether it has a location
+				// counts, here and in its abstract origin.
+				pi.hasLoc = t.has(p, dwarf.AttrLocation)
+				return
+			}
 			fc.decodeParam(t, p, pi, up)
 			c.finishPieces(pi, p, t.has(p, dwarf.AttrName))
 		})
