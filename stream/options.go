@@ -27,6 +27,7 @@ const (
 	FeatDistilledBase     = encode.FeatDistilledBase
 	FeatGlobalVar         = encode.FeatGlobalVar
 	FeatAttributes        = encode.FeatAttributes
+	FeatForceCUMerging    = encode.FeatForceCUMerging
 
 	DefaultFeatures = encode.DefaultFeatures
 )

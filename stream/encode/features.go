@@ -27,6 +27,14 @@ const (
 	FeatDistilledBase                         // distilled_base: .BTF.base for out-of-tree modules (written by cmd/btfstream with btf.Distill)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
 	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
+	// force_cu_merging (pahole 1.32, 36037d4b): pahole loads every unit of
+	// the file as one before encoding (it does so anyway when a unit refers
+	// to another's DIEs). Accepted, and the output is the same as without
+	// it: on the 7.2 and 6.12 cloud vmlinux pahole 1.32's output with it
+	// equals its output without it as type graphs (btfstream diff; only
+	// the order differs: the VARs come after all types, not per unit), and
+	// on the golden fixtures its dumps are identical.
+	FeatForceCUMerging
 )
 
 // featureNames maps Feature bit i to its pahole name.
@@ -34,6 +42,7 @@ var featureNames = [...]string{
 	"encode_force", "var", "float", "decl_tag", "type_tag", "enum64",
 	"optimized_func", "consistent_func", "decl_tag_kfuncs",
 	"reproducible_build", "distilled_base", "global_var", "attributes",
+	"force_cu_merging",
 }
 
 // DefaultFeatures is pahole's "default" set: what kbuild asks for
