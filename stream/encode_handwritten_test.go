@@ -1,11 +1,17 @@
 package stream
 
 import (
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
+
+// Tests on DWARF written by hand (testdata/encode/*.s) that pahole cannot
+// serve as the oracle for.
 
 // TestEncodeAnnotationCycle encodes DW_AT_GNU_annotation chains that loop
 // (testdata/encode/annot_cycle.s: a pointer's type tags a -> b -> a, a
@@ -54,5 +60,24 @@ func TestEncodeAnnotationCycle(t *testing.T) {
 	}
 	if !decl["da"] || !decl["db"] || len(decl) != 2 {
 		t.Errorf("DECL_TAGs %v, want da and db", decl)
+	}
+}
+
+// TestEncodeForeignRef encodes a unit whose pointer refers to a DIE of
+// another unit (testdata/encode/foreign_ref.s, DW_FORM_ref_addr): the
+// encoder does not read across units, so it must fail with ErrUnsupported
+// at that DIE instead of writing a pointer to void.
+func TestEncodeForeignRef(t *testing.T) {
+	obj := filepath.Join("testdata", "encode", "golden", "amd64", "foreign_ref.o")
+	opts := DefaultEncodeOptions()
+	opts.MemLimit = -1
+	_, _, err := EncodeFile(obj, opts)
+	var e *elffile.Error
+	if !errors.Is(err, elffile.ErrUnsupported) || !errors.As(err, &e) || e.Section != ".debug_info" ||
+		!strings.Contains(err.Error(), "refers out of the unit") {
+		t.Fatalf("got %v, want ErrUnsupported at the DIE: refers out of the unit", err)
+	}
+	if e.Offset != 0x40 { // the pointer to one.c's long int (the one to two.c's int is fine)
+		t.Errorf("error at 0x%x, want 0x40", e.Offset)
 	}
 }
