@@ -27,8 +27,10 @@ const (
 	FeatDistilledBase     = encode.FeatDistilledBase
 	FeatGlobalVar         = encode.FeatGlobalVar
 	FeatAttributes        = encode.FeatAttributes
+	FeatLayout            = encode.FeatLayout
 
 	DefaultFeatures = encode.DefaultFeatures
+	AllFeatures     = encode.AllFeatures
 )
 
 // ErrUnknownFeature is returned by ParseFeaturesStrict for a name pahole

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
+)
+
+// TestEncodeLayout: --btf_features=...,layout gives base BTF the layout
+// section libbpf 1.8 writes, in place (.BTF) and detached, with the same
+// types and strings as without it; split BTF (a module) and a distilled
+// base and its split BTF never carry one, as with pahole 1.32 and libbpf
+// 1.8 (btf__new_empty_opts adds it only without a base; btf__distill_base
+// starts from btf__new_empty).
+func TestEncodeLayout(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	cc := func(name, src string) string {
+		c := filepath.Join(dir, name+".c")
+		o := filepath.Join(dir, name+".o")
+		os.WriteFile(c, []byte(src), 0o644)
+		if out, err := exec.Command("gcc", "-g", "-O1", "-c", "-o", o, c).CombinedOutput(); err != nil {
+			t.Skipf("gcc: %v\n%s", err, out)
+		}
+		return o
+	}
+	encode := func(args ...string) {
+		t.Helper()
+		if code := runEncode("", append([]string{"-q"}, args...)); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+	}
+	load := func(path string, base *btf.Spec) *btf.Spec {
+		t.Helper()
+		s, err := elffile.LoadBTF(path, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return s
+	}
+	vmlinux := cc("vmlinux", fixtureC)
+	withLayout := "--btf_features=default,layout"
+
+	plain, detached := filepath.Join(dir, "plain.btf"), filepath.Join(dir, "layout.btf")
+	encode("--btf_encode_detached", plain, vmlinux)
+	encode(withLayout, "--btf_encode_detached", detached, vmlinux)
+	inPlace := filepath.Join(dir, "inplace.o")
+	copyFile(t, vmlinux, inPlace)
+	encode("-J", withLayout, inPlace)
+
+	p := load(plain, nil)
+	if p.HasLayout() || p.Header.HdrLen != btf.HeaderLen {
+		t.Fatalf("without the feature: hdr_len %d, layout %v", p.Header.HdrLen, p.Header.Layout)
+	}
+	for _, path := range []string{detached, inPlace} {
+		s := load(path, nil)
+		if s.Header.HdrLen != btf.HeaderLenLayout || !slices.Equal(s.Header.Layout, btf.KindLayout()) {
+			t.Fatalf("%s: hdr_len %d, layout %v", path, s.Header.HdrLen, s.Header.Layout)
+		}
+		h := s.Header
+		if h.TypeOff != 0 || h.LayoutOff != h.TypeLen || h.StrOff != h.TypeLen+h.LayoutLen || h.LayoutLen != uint32(btf.LayoutEntrySize*len(btf.KindLayout())) {
+			t.Fatalf("%s: sections not types|layout|strings: %+v", path, h)
+		}
+		if !bytes.Equal(s.Marshal()[btf.HeaderLenLayout:][:h.TypeLen], p.Marshal()[btf.HeaderLen:][:h.TypeLen]) ||
+			!bytes.Equal(s.Strings().Bytes(), p.Strings().Bytes()) {
+			t.Fatalf("%s: types or strings differ from the output without layout", path)
+		}
+	}
+	raw, _ := os.ReadFile(detached)
+	if rawPlain, _ := os.ReadFile(plain); len(raw) != len(rawPlain)+8+btf.LayoutEntrySize*len(btf.KindLayout()) {
+		t.Errorf("layout output %d bytes, plain %d: want 8 header bytes and the section more", len(raw), len(rawPlain))
+	}
+
+	// A module over that base: split BTF without a layout of its own.
+	base := load(detached, nil)
+	mod := cc("mod", moduleC)
+	modBTF := filepath.Join(dir, "mod.btf")
+	encode(withLayout, "--btf_base", detached, "--btf_encode_detached", modBTF, mod)
+	if m := load(modBTF, base); m.HasLayout() || m.Header.HdrLen != btf.HeaderLen || m.Len() == 0 {
+		t.Fatalf("module: hdr_len %d, layout %v, %d types", m.Header.HdrLen, m.Header.Layout, m.Len())
+	}
+	// Distilled: .BTF.base and .BTF, neither with a layout.
+	encode("-J", withLayout+",distilled_base", "--btf_base", detached, mod)
+	nb, ns, err := elffile.LoadDistilledBTF(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nb.HasLayout() || ns.HasLayout() || nb.Header.HdrLen != btf.HeaderLen || ns.Header.HdrLen != btf.HeaderLen {
+		t.Fatalf("distilled: base %+v, split %+v", nb.Header, ns.Header)
+	}
+}
