@@ -3,7 +3,9 @@ package btf
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 )
 
 // The layout section (Linux 7.2 uapi, libbpf 1.8): with the 32-byte header,
@@ -152,4 +154,33 @@ func cmpU32(a, b uint32) int {
 		return 1
 	}
 	return 0
+}
+
+// DumpHeader writes the header Marshal writes, one field a line as the 7.2
+// kernel's verifier log prints it (btf_verifier_log_hdr: layout_off and
+// layout_len only with the 32-byte header), then the layout section's
+// entries, one a line. bpftool (7.2) prints neither: its dump shows types
+// only.
+func (s *Spec) DumpHeader(w io.Writer) error {
+	h, bo := s.wireHeader()
+	end := max(uint64(h.TypeOff)+uint64(h.TypeLen), uint64(h.StrOff)+uint64(h.StrLen))
+	var b strings.Builder
+	fmt.Fprintf(&b, "magic: %#x\nversion: %d\nflags: %#x\nhdr_len: %d\n", h.Magic, h.Version, h.Flags, h.HdrLen)
+	fmt.Fprintf(&b, "type_off: %d\ntype_len: %d\nstr_off: %d\nstr_len: %d\n", h.TypeOff, h.TypeLen, h.StrOff, h.StrLen)
+	if h.HdrLen >= HeaderLenLayout {
+		fmt.Fprintf(&b, "layout_off: %d\nlayout_len: %d\n", h.LayoutOff, h.LayoutLen)
+		if h.LayoutLen > 0 {
+			end = max(end, uint64(h.LayoutOff)+uint64(h.LayoutLen))
+		}
+	}
+	order := "little-endian"
+	if bo == binary.BigEndian {
+		order = "big-endian"
+	}
+	fmt.Fprintf(&b, "btf_total_size: %d\nbyte_order: %s\n", uint64(h.HdrLen)+end, order)
+	for k, e := range h.Layout {
+		fmt.Fprintf(&b, "layout[%d] %s: info_sz=%d elem_sz=%d flags=%#x\n", k, Kind(k), e.InfoSize, e.ElemSize, e.Flags)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -210,5 +211,42 @@ func TestLayoutSplit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDumpHeader: the header lines (the kernel verifier log's) and one
+// line per layout entry, in both byte orders; the total size is the
+// file's.
+func TestDumpHeader(t *testing.T) {
+	for _, o := range byteOrders {
+		for _, layout := range []bool{false, true} {
+			s := allKinds()
+			s.ByteOrder = o.bo
+			if layout {
+				s.SetLayout(KindLayout())
+			}
+			var b strings.Builder
+			if err := s.DumpHeader(&b); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			want := []string{"magic: 0xeb9f\n", "hdr_len: 24\n", "str_off: 696\n", "btf_total_size: " + strconv.Itoa(len(s.Marshal())) + "\n"}
+			if layout {
+				want = []string{"hdr_len: 32\n", "layout_off: 696\nlayout_len: 80\n", "str_off: 776\n",
+					"layout[0] UNKN: info_sz=0 elem_sz=0 flags=0x0\n", "layout[4] STRUCT: info_sz=0 elem_sz=12 flags=0x0\n",
+					"layout[19] ENUM64: info_sz=0 elem_sz=12 flags=0x0\n", "btf_total_size: " + strconv.Itoa(len(s.Marshal())) + "\n"}
+			}
+			if o.bo == binary.BigEndian {
+				want = append(want, "byte_order: big-endian\n")
+			}
+			for _, w := range want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s, layout %v: no %q in\n%s", o.name, layout, w, got)
+				}
+			}
+			if n := strings.Count(got, "layout["); layout && n != 20 || !layout && (n != 0 || strings.Contains(got, "layout_off")) {
+				t.Errorf("%s, layout %v: %d layout lines\n%s", o.name, layout, n, got)
+			}
+		}
 	}
 }

@@ -12,32 +12,9 @@ import "encoding/binary"
 // (SetLayout), then strings; its header stays 24 bytes unless it has or had
 // a layout.
 func (s *Spec) Marshal() []byte {
-	bo := s.ByteOrder
-	if bo == nil {
-		bo = binary.LittleEndian
-	}
-	h := s.Header
-	if h.HdrLen == 0 {
-		h = Header{HdrLen: HeaderLen}
-	}
-	h.Magic, h.Version = Magic, 1
-	typeLen := uint32(12*len(s.types) + 4*len(s.extra))
+	h, bo := s.wireHeader()
 	strs := s.strings.Bytes()
-	strLen := uint32(len(strs))
-	var layout []LayoutEntry
-	if h.HdrLen >= HeaderLenLayout {
-		layout = h.Layout
-	}
-	layoutLen := uint32(LayoutEntrySize * len(layout))
-
-	if s.Header.HdrLen == 0 || !s.fitsHeader(typeLen, strLen) {
-		h.TypeOff, h.TypeLen = 0, typeLen
-		h.LayoutOff, h.LayoutLen = 0, 0
-		if layout != nil {
-			h.LayoutOff, h.LayoutLen = typeLen, layoutLen
-		}
-		h.StrOff, h.StrLen = typeLen+layoutLen, strLen
-	}
+	layout := h.Layout
 	end := max(h.TypeOff+h.TypeLen, h.StrOff+h.StrLen)
 	if layout != nil {
 		end = max(end, h.LayoutOff+h.LayoutLen)
@@ -75,6 +52,35 @@ func (s *Spec) Marshal() []byte {
 		putLayout(body[h.LayoutOff:], layout, bo)
 	}
 	return out
+}
+
+// wireHeader returns the header Marshal writes and the byte order: the
+// one read, while it still fits, else offsets laid out afresh.
+func (s *Spec) wireHeader() (Header, binary.ByteOrder) {
+	bo := s.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	h := s.Header
+	if h.HdrLen == 0 {
+		h = Header{HdrLen: HeaderLen}
+	}
+	h.Magic, h.Version = Magic, 1
+	typeLen := uint32(12*len(s.types) + 4*len(s.extra))
+	strLen := uint32(len(s.strings.Bytes()))
+	if h.HdrLen < HeaderLenLayout {
+		h.Layout = nil
+	}
+	layoutLen := uint32(LayoutEntrySize * len(h.Layout))
+	if s.Header.HdrLen == 0 || !s.fitsHeader(typeLen, strLen) {
+		h.TypeOff, h.TypeLen = 0, typeLen
+		h.LayoutOff, h.LayoutLen = 0, 0
+		if h.Layout != nil {
+			h.LayoutOff, h.LayoutLen = typeLen, layoutLen
+		}
+		h.StrOff, h.StrLen = typeLen+layoutLen, strLen
+	}
+	return h, bo
 }
 
 // fitsHeader reports whether the section sizes still match the header the

@@ -100,3 +100,22 @@ func TestEncodeLayout(t *testing.T) {
 		t.Fatalf("distilled: base %+v, split %+v", nb.Header, ns.Header)
 	}
 }
+
+// TestDumpHeaderFlag: dump --header prints the header and the layout
+// entries before the types bpftool prints; without it, only the types.
+func TestDumpHeaderFlag(t *testing.T) {
+	for _, name := range []string{"kinds-layout-le.btf", "kinds-layout-be.btf"} {
+		path := filepath.Join("..", "..", "btf", "testdata", name)
+		var plain, withHeader bytes.Buffer
+		if code := dump([]string{path}, &plain); code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		if code := dump([]string{"--header", path}, &withHeader); code != 0 {
+			t.Fatalf("%s --header: exit %d", name, code)
+		}
+		head, types, ok := bytes.Cut(withHeader.Bytes(), []byte("layout[19] ENUM64: info_sz=0 elem_sz=12 flags=0x0\n"))
+		if !ok || !bytes.HasPrefix(head, []byte("magic: 0xeb9f\n")) || !bytes.Contains(head, []byte("layout_len: 80\n")) || !bytes.Equal(types, plain.Bytes()) {
+			t.Errorf("%s --header:\n%s", name, withHeader.String())
+		}
+	}
+}
