@@ -147,9 +147,8 @@ func (v *verifier) errHdr(off int64, format string, a ...any) error {
 }
 
 // checkHeader applies btf_parse_hdr, btf_check_sec_info and
-// btf_parse_str_sec (the sections: checkSections, layout.go) to the header
-// the Spec was read with (when its section sizes still describe the Spec)
-// and to the string table.
+// btf_parse_str_sec to the header the Spec was read with (when its section
+// sizes still describe the Spec) and to the string table.
 func (v *verifier) checkHeader() error {
 	s := v.s
 	h := s.Header
