@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -88,43 +86,5 @@ func TestDedupAndDiffExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.btf")); !os.IsNotExist(err) {
 		t.Error("dedup of bad input left an output file")
-	}
-}
-
-// TestDedupKeepsLayout: dedup keeps the input's layout section and byte
-// order (as libbpf's btf__dedup does): the result is the dedup of the
-// same BTF without the section, plus the header's 8 bytes and the section.
-func TestDedupKeepsLayout(t *testing.T) {
-	dir := t.TempDir()
-	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
-		s, err := btf.Parse(twoCUs(false), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.ByteOrder = bo
-		path := func(name string) string { return filepath.Join(dir, bo.String()+"-"+name) }
-		os.WriteFile(path("plain.btf"), s.Marshal(), 0o644)
-		s.SetLayout(btf.KindLayout())
-		os.WriteFile(path("layout.btf"), s.Marshal(), 0o644)
-		for _, name := range []string{"plain", "layout"} {
-			if code := runDedup([]string{"-q", path(name + ".btf"), "-o", path(name + ".out")}); code != 0 {
-				t.Fatalf("%v: dedup %s: exit %d", bo, name, code)
-			}
-		}
-		res, err := elffile.LoadBTF(path("layout.out"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := res.Validate(); err != nil || res.Len() != 3 || res.ByteOrder != bo || !slices.Equal(res.Header.Layout, btf.KindLayout()) {
-			t.Fatalf("%v: %d types, byte order %v, layout %v (%v)", bo, res.Len(), res.ByteOrder, res.Header.Layout, err)
-		}
-		withL, _ := os.ReadFile(path("layout.out"))
-		without, _ := os.ReadFile(path("plain.out"))
-		if len(withL) != len(without)+8+btf.LayoutEntrySize*len(btf.KindLayout()) {
-			t.Errorf("%v: %d bytes with the layout, %d without", bo, len(withL), len(without))
-		}
-		if code := runDiff([]string{"-q", path("plain.out"), path("layout.out")}); code != 0 {
-			t.Errorf("%v: diff: exit %d", bo, code)
-		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,44 @@ func TestDumpHeaderFlag(t *testing.T) {
 		head, types, ok := bytes.Cut(withHeader.Bytes(), []byte("layout[19] ENUM64: info_sz=0 elem_sz=12 flags=0x0\n"))
 		if !ok || !bytes.HasPrefix(head, []byte("magic: 0xeb9f\n")) || !bytes.Contains(head, []byte("layout_len: 80\n")) || !bytes.Equal(types, plain.Bytes()) {
 			t.Errorf("%s --header:\n%s", name, withHeader.String())
+		}
+	}
+}
+
+// TestDedupKeepsLayout: dedup keeps the input's layout section and byte
+// order (as libbpf's btf__dedup does): the result is the dedup of the
+// same BTF without the section, plus the header's 8 bytes and the section.
+func TestDedupKeepsLayout(t *testing.T) {
+	dir := t.TempDir()
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		s, err := btf.Parse(twoCUs(false), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.ByteOrder = bo
+		path := func(name string) string { return filepath.Join(dir, bo.String()+"-"+name) }
+		os.WriteFile(path("plain.btf"), s.Marshal(), 0o644)
+		s.SetLayout(btf.KindLayout())
+		os.WriteFile(path("layout.btf"), s.Marshal(), 0o644)
+		for _, name := range []string{"plain", "layout"} {
+			if code := runDedup([]string{"-q", path(name + ".btf"), "-o", path(name + ".out")}); code != 0 {
+				t.Fatalf("%v: dedup %s: exit %d", bo, name, code)
+			}
+		}
+		res, err := elffile.LoadBTF(path("layout.out"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := res.Validate(); err != nil || res.Len() != 3 || res.ByteOrder != bo || !slices.Equal(res.Header.Layout, btf.KindLayout()) {
+			t.Fatalf("%v: %d types, byte order %v, layout %v (%v)", bo, res.Len(), res.ByteOrder, res.Header.Layout, err)
+		}
+		withL, _ := os.ReadFile(path("layout.out"))
+		without, _ := os.ReadFile(path("plain.out"))
+		if len(withL) != len(without)+8+btf.LayoutEntrySize*len(btf.KindLayout()) {
+			t.Errorf("%v: %d bytes with the layout, %d without", bo, len(withL), len(without))
+		}
+		if code := runDiff([]string{"-q", path("plain.out"), path("layout.out")}); code != 0 {
+			t.Errorf("%v: diff: exit %d", bo, code)
 		}
 	}
 }
