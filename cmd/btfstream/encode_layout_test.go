@@ -158,3 +158,28 @@ func TestDedupKeepsLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestPaholeReadsLayoutBase: pahole 1.32 (libbpf 1.7, which predates the
+// layout section) reads base BTF with our layout section as --btf_base
+// and encodes a module over it to the type graph we encode.
+func TestPaholeReadsLayoutBase(t *testing.T) {
+	pahole := referencePahole(t)
+	dir := t.TempDir()
+	point, _ := filepath.Abs(filepath.Join("testdata", "corrupt", "point.o"))
+	tagged, _ := filepath.Abs(filepath.Join("testdata", "corrupt", "tagged.o"))
+	base := filepath.Join(dir, "base.btf")
+	if code := runEncode("", []string{"-q", "--btf_features=default,layout", "--btf_encode_detached", base, point}); code != 0 {
+		t.Fatalf("base: exit %d", code)
+	}
+	feats := "--btf_features=encode_force,var,float,decl_tag,type_tag,enum64"
+	ours, ref := filepath.Join(dir, "ours.btf"), filepath.Join(dir, "ref.btf")
+	if code := runEncode("", []string{"-q", feats, "--btf_base", base, "--btf_encode_detached", ours, tagged}); code != 0 {
+		t.Fatalf("ours: exit %d", code)
+	}
+	if out, err := exec.Command(pahole, "-J", feats, "--btf_base", base, "--btf_encode_detached", ref, tagged).CombinedOutput(); err != nil {
+		t.Fatalf("pahole: %v\n%s", err, out)
+	}
+	if code := runDiff([]string{"-q", "--base", base, ours, ref}); code != 0 {
+		t.Errorf("diff over the layout base: exit %d", code)
+	}
+}
