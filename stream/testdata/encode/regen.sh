@@ -23,6 +23,8 @@
 # library, entry a_entry), as vmlinux is: only there do functions' addresses
 # meet their symbols' (pahole 1.32's strong definitions, .isra/.constprop
 # clones, true_signature).
+# gnu_annot.s and dwarf_misc.s are DWARF written by hand (what each tests is
+# at their top), assembled for amd64 only.
 #
 # Variants (the --btf_features given to pahole; the test maps the same
 # names to the same lists):
@@ -102,7 +104,7 @@ for target in amd64 i386 arm s390x; do
     echo "$target: $(${gcc%% *} --version | head -n 1) [$gcc]"
     echo "$target: $(${clang%% *} --version | head -n 1) [$clang]"
   } >> "$versions"
-  for src in types funcs layout; do
+  for src in types funcs layout arrays; do
     cc_obj "$tmp/$src.o" "$src.c" $gcc
     encode "$tmp/$src.o" "$src" "$dir" kbuild global_var
   done
@@ -116,5 +118,17 @@ for target in amd64 i386 arm s390x; do
   cc_obj "$tmp/strong_b.o" strong_b.c $gcc
   $gcc -nostdlib -static -Wl,-e,a_entry -Wl,--build-id=none -o "$tmp/strong.o" "$tmp/strong_a.o" "$tmp/strong_b.o"
   encode "$tmp/strong.o" strong "$dir" kbuild true_signature
+  if [ "$target" = amd64 ]; then
+    # DWARF no compiler here writes (GCC 16's annotations, LLVM's merged
+    # globals, ...), written by hand for x86_64.
+    for src in gnu_annot dwarf_misc; do
+      (cd "$here" && gcc -c -o "$tmp/$src.o" "$src.s")
+      encode "$tmp/$src.o" "$src" "$dir" kbuild global_var
+    done
+    # No pahole for these: it loops on the first, reads the second as one unit.
+    for src in annot_cycle foreign_ref; do
+      (cd "$here" && gcc -c -o "$dir/$src.o" "$src.s")
+    done
+  fi
 done
 echo "regen.sh: wrote $(find "$out" -name '*.o' | wc -l) objects and $(find "$out" -name '*.dump' | wc -l) dumps under $out" >&2
