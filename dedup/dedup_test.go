@@ -150,14 +150,70 @@ var dedupCases = []dedupCase{
 		want: []string{"[1] PTR '' -> 2", "[2] ENUM64 'e' size 8 {A=1 B=4294967296}"},
 	},
 	{
-		name: "ambiguous enum forward declaration; ENUM and ENUM64 stay apart",
+		// libbpf: a declaration takes the newest complete enum of its
+		// name before it, whatever its kind and size.
+		name: "ambiguous enum forward declaration takes the newest enum before it; ENUM and ENUM64 stay apart",
 		cus: []cu{
 			func(b *builder) { b.Enum("e", "e", 4, "A=1") },
 			func(b *builder) { b.Enum64("e", "e", 4, "A=1") },
-			func(b *builder) { b.Enum("e", "e", 4) },
+			func(b *builder) { b.Enum("e", "e", 4); b.Ptr("p", "e") },
 			func(b *builder) { b.Enum("e", "e", 4) },
 		},
-		want: []string{"[1] ENUM 'e' size 4 {A=1}", "[2] ENUM64 'e' size 4 {A=1}", "[3] ENUM 'e' size 4 {}"},
+		want: []string{"[1] ENUM 'e' size 4 {A=1}", "[2] ENUM64 'e' size 4 {A=1}", "[3] PTR '' -> 2"},
+	},
+	{
+		// Issue 17, as libbpf's selftest "enum fwd resolution" has it:
+		// the first declaration goes to the last complete 'e1' (libbpf
+		// re-points it at every new one), the size 1 one to the newest
+		// complete 'e1' before it.
+		name: "enum forward declarations resolve whatever their size, however many enums have the name",
+		cus: []cu{
+			func(b *builder) { b.Enum("e1f", "e1", 4); b.Ptr("p1", "e1f") },
+			func(b *builder) { b.Enum("e1", "e1", 4, "e1_val=123"); b.Enum("e2", "e2", 4, "e2_val=456") },
+			func(b *builder) { b.Enum("e2f", "e2", 4); b.Enum("e1f", "e1", 1); b.Ptr("p2", "e1f") },
+			func(b *builder) { b.Enum("e1", "e1", 4, "e1_val=321") },
+		},
+		want: []string{
+			"[1] PTR '' -> 5",
+			"[2] ENUM 'e1' size 4 {e1_val=123}",
+			"[3] ENUM 'e2' size 4 {e2_val=456}",
+			"[4] PTR '' -> 2",
+			"[5] ENUM 'e1' size 4 {e1_val=321}",
+		},
+	},
+	{
+		name: "enum64 forward declarations resolve the same way",
+		cus: []cu{
+			func(b *builder) { b.Enum64("e1f", "e1", 8) },
+			func(b *builder) { b.Enum64("e1", "e1", 8, "e1_val=4294967296"); b.Enum64("e2", "e2", 8, "e2_val=456") },
+			func(b *builder) { b.Enum64("e2f", "e2", 8); b.Enum64("e1f", "e1", 4) },
+			func(b *builder) { b.Enum64("e1", "e1", 8, "e1_val=321") },
+		},
+		want: []string{
+			"[1] ENUM64 'e1' size 8 {e1_val=4294967296}",
+			"[2] ENUM64 'e2' size 8 {e2_val=456}",
+			"[3] ENUM64 'e1' size 8 {e1_val=321}",
+		},
+	},
+	{
+		name: "enum forward declarations of different sizes and kinds without an enum are one",
+		cus: []cu{
+			func(b *builder) { b.Enum("e", "e", 4); b.Ptr("p", "e") },
+			func(b *builder) { b.Enum("e", "e", 1); b.Ptr("p", "e") },
+			func(b *builder) { b.Enum64("e", "e", 8); b.Ptr("p", "e") },
+		},
+		want: []string{"[1] ENUM 'e' size 4 {}", "[2] PTR '' -> 1"},
+	},
+	{
+		// libbpf keys the names of structs and unions together: a
+		// struct and a union 'u' leave FWD 'u' unresolved.
+		name: "a struct and a union of one name leave the FWD",
+		cus: []cu{
+			func(b *builder) { b.Int("i", "int", 4); b.Union("u", "u", 4, "x:i@0") },
+			func(b *builder) { b.Int("i", "int", 4); b.Struct("s", "u", 4, "x:i@0") },
+			func(b *builder) { b.Fwd("f", "u", true); b.Ptr("p", "f") },
+		},
+		want: []string{"[1] " + intLine, "[2] UNION 'u' size 4 {x:1@0}", "[3] STRUCT 'u' size 4 {x:1@0}", "[4] FWD 'u' union", "[5] PTR '' -> 4"},
 	},
 	{
 		name: "enum forward declaration and the enum give one ENUM",

@@ -101,10 +101,18 @@ func fwdClass(t btf.Type) (cls uint64, complete, ok bool) {
 }
 
 // resolveFwds returns, per table index, the id a forward declaration
-// resolves to (0: not resolved), or nil when none resolves. A forward
-// declaration resolves when exactly one class of the matching kind (struct
-// or union; for enums, ENUM or ENUM64 with values) in the base or table has
-// its name.
+// resolves to (0: not resolved), or nil when none resolves. The rules are
+// libbpf's (btf_dedup_resolve_fwds, btf_dedup_prim_type):
+//
+//   - A FWD resolves when exactly one STRUCT or UNION class in the base or
+//     table has its name, and it is of the FWD's kind: a struct and a
+//     union of one name make it ambiguous, as libbpf keys them by name.
+//   - An enum forward declaration (ENUM or ENUM64 without values, any
+//     size) resolves to the newest complete ENUM or ENUM64 class of its
+//     name before it; with none before it, to the last one of all; with
+//     none at all, to the first enum forward declaration of its name.
+//     (libbpf deduplicates enums in input order, newest candidate first,
+//     and re-points a first declaration at every new complete enum.)
 func (d *Incremental) resolveFwds() []uint32 {
 	st := d.table.Strings()
 	first := uint32(d.table.FirstID())
@@ -144,25 +152,42 @@ func (d *Incremental) resolveFwds() []uint32 {
 	// none, and the base's 20k definitions are not looked up in vain.
 	cand := make(map[uint64]uint32)
 	wantHash := make(map[uint64]bool) // content hashes of their names
+	firstFwd := map[uint32]uint32{}   // by name: the first enum declaration
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
 		cls, complete, ok := fwdClass(t)
 		if !ok || complete {
 			continue
 		}
+		if cls == fwdEnum {
+			if off := name(t); off != 0 && firstFwd[off] == 0 {
+				firstFwd[off] = id
+			}
+		}
 		if _, ok := d.fwdTo[id]; ok {
 			continue
 		}
 		if off := name(t); off != 0 {
+			if cls == fwdUnion {
+				cls = fwdStruct // one key per name (see add)
+			}
 			cand[uint64(off)<<2|cls] = 0
 			wantHash[cstrHash(tview.tail(off))] = true
 		}
 	}
-	// A declaration resolves to the one definition of its name and class
-	// (none: more than one).
+	// A FWD resolves to the one struct or union of its name (none: more
+	// than one); an enum declaration looks at all complete enums of its
+	// name, in id order.
+	enumFulls := map[uint32][]uint32{}
 	add := func(id uint32, t btf.Type, nameOff uint32) {
 		cls, _, _ := fwdClass(t)
-		key := uint64(nameOff)<<2 | cls
+		if cls == fwdEnum {
+			if _, wanted := cand[uint64(nameOff)<<2|cls]; wanted {
+				enumFulls[nameOff] = append(enumFulls[nameOff], id)
+			}
+			return
+		}
+		key := uint64(nameOff)<<2 | fwdStruct
 		if v, wanted := cand[key]; !wanted || v == id {
 			return
 		} else if v != 0 {
@@ -224,7 +249,13 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if off == 0 {
 			continue
 		}
-		if v := cand[uint64(off)<<2|cls]; v != 0 && v != none {
+		v := uint32(0)
+		if cls == fwdEnum {
+			v = enumTarget(id, enumFulls[off], firstFwd[off])
+		} else if c := cand[uint64(off)<<2|fwdStruct]; c != 0 && c != none && d.kindOf(c) == fwdKind(t) {
+			v = c
+		}
+		if v != 0 {
 			if target == nil {
 				target = make([]uint32, d.table.Len())
 			}
@@ -232,6 +263,41 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	return target
+}
+
+// enumTarget is what the enum forward declaration id resolves to, given
+// the complete enums of its name (ids ascending) and the first enum
+// declaration of its name: see resolveFwds. 0: itself.
+func enumTarget(id uint32, fulls []uint32, firstFwd uint32) uint32 {
+	switch {
+	case len(fulls) > 0 && fulls[0] < id:
+		i := 0
+		for i+1 < len(fulls) && fulls[i+1] < id {
+			i++
+		}
+		return fulls[i]
+	case len(fulls) > 0:
+		return fulls[len(fulls)-1]
+	case firstFwd != id:
+		return firstFwd
+	}
+	return 0
+}
+
+// kindOf is the kind of a base or table id.
+func (d *Incremental) kindOf(id uint32) btf.Kind {
+	if id < uint32(d.table.FirstID()) {
+		return d.base.Type(btf.TypeID(id)).Kind()
+	}
+	return d.table.Type(btf.TypeID(id)).Kind()
+}
+
+// fwdKind is the kind a FWD stands for.
+func fwdKind(t btf.Type) btf.Kind {
+	if t.KindFlag() {
+		return btf.KindUnion
+	}
+	return btf.KindStruct
 }
 
 // rebuild replaces the table by the deduplication of itself with every

@@ -1,0 +1,225 @@
+package dedup
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/e2e/testenv"
+)
+
+// libbpfDedup runs libbpf's btf__dedup (testdata/libbpf_dedup.c, built
+// with cc against Debian's libbpf-dev) in one helper process. The helper
+// runs on the libbpf the reference pahole 1.32 runs on (1.7.0, in
+// shared/reference/pahole-1.32/lib, through that folder's loader), since
+// that is the dedup whose output the encoder must equal; Debian 12's own
+// libbpf 1.1 predates the handling of recursive typedefs (it fails with
+// ELOOP on a typedef that reaches itself without a struct). The API used
+// is the same in both. Outside CI a missing compiler, libbpf-dev or
+// reference skips the test; under CI=true it fails.
+type libbpfDedup struct {
+	cmd *exec.Cmd
+	in  *bufio.Writer
+	out *bufio.Reader
+}
+
+var (
+	libbpfOnce sync.Once
+	libbpfBin  string
+	libbpfErr  error
+)
+
+func buildLibbpfHelper() (string, error) {
+	libbpfOnce.Do(func() {
+		cc, err := exec.LookPath("cc")
+		if err != nil {
+			libbpfErr = fmt.Errorf("no C compiler (cc): %v", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "btfstream-libbpf-")
+		if err != nil {
+			libbpfErr = err
+			return
+		}
+		bin := filepath.Join(dir, "libbpf_dedup")
+		out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/libbpf_dedup.c", "-lbpf").CombinedOutput()
+		if err != nil {
+			libbpfErr = fmt.Errorf("cc testdata/libbpf_dedup.c -lbpf (apt-get install libbpf-dev): %v\n%s", err, out)
+			return
+		}
+		libbpfBin = bin
+	})
+	return libbpfBin, libbpfErr
+}
+
+func startLibbpf(t *testing.T) *libbpfDedup {
+	t.Helper()
+	bin, err := buildLibbpfHelper()
+	if err != nil {
+		testenv.Missing(t, "%v", err)
+		return nil
+	}
+	lib := filepath.Join(testenv.SharedDir(t), "reference", "pahole-1.32", "lib")
+	loader := filepath.Join(lib, "ld-linux-x86-64.so.2")
+	if _, err := os.Stat(filepath.Join(lib, "libbpf.so.1")); testenv.SharedDir(t) == "" || err != nil {
+		testenv.Missing(t, "no libbpf of the reference pahole 1.32 in %s", lib)
+		return nil
+	}
+	cmd := exec.Command(loader, "--library-path", lib, bin)
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	l := &libbpfDedup{cmd: cmd, in: bufio.NewWriter(w), out: bufio.NewReader(r)}
+	t.Cleanup(func() { w.Close(); cmd.Wait() })
+	return l
+}
+
+// dedup deduplicates s (split over s.Base() if it has one) with libbpf
+// and returns the result parsed over the same base.
+func (l *libbpfDedup) dedup(s *btf.Spec) (*btf.Spec, error) {
+	var baseRaw []byte
+	if s.Base() != nil {
+		baseRaw = s.Base().Marshal()
+	}
+	raw := s.Marshal()
+	for _, b := range [][]byte{baseRaw, raw} {
+		binary.Write(l.in, binary.LittleEndian, uint32(len(b)))
+		l.in.Write(b)
+	}
+	if err := l.in.Flush(); err != nil {
+		return nil, err
+	}
+	var hdr [2]int32
+	if err := binary.Read(l.out, binary.LittleEndian, &hdr); err != nil {
+		return nil, fmt.Errorf("libbpf helper: %v", err)
+	}
+	out := make([]byte, uint32(hdr[1]))
+	if _, err := io.ReadFull(l.out, out); err != nil {
+		return nil, fmt.Errorf("libbpf helper: %v", err)
+	}
+	if hdr[0] != 0 {
+		return nil, fmt.Errorf("libbpf: error %d", hdr[0])
+	}
+	return btf.Parse(out, s.Base())
+}
+
+// sameAsLibbpf compares btfstream's dedup of s with libbpf's: "" when
+// they are the same types in the same order, "order" when they are the
+// same type graph in another order, else a description of the difference.
+func sameAsLibbpf(l *libbpfDedup, s *btf.Spec) (string, error) {
+	ours, _, err := Dedup(s)
+	if err != nil {
+		return "", fmt.Errorf("btfstream: %v", err)
+	}
+	theirs, err := l.dedup(s)
+	if err != nil {
+		return "", err
+	}
+	a, b := strings.Join(dump(ours), "\n"), strings.Join(dump(theirs), "\n")
+	if a == b {
+		return "", nil
+	}
+	c, err := Compare(ours, theirs)
+	if err != nil {
+		return "", err
+	}
+	if c.Equal() {
+		return "order", nil
+	}
+	return fmt.Sprintf("input:\n\t%s\nbtfstream:\n\t%s\nlibbpf:\n\t%s",
+		strings.Join(dump(s), "\n\t"), strings.ReplaceAll(a, "\n", "\n\t"), strings.ReplaceAll(b, "\n", "\n\t")), nil
+}
+
+// TestDedupLikeLibbpf is the differential test: a fixed-seed generator
+// (libbpfgen_test.go) makes small random inputs, half of them split BTF
+// over a base (itself libbpf's dedup of another input of the same
+// program), and btfstream's Dedup must give libbpf's btf__dedup result.
+func TestDedupLikeLibbpf(t *testing.T) {
+	l := startLibbpf(t)
+	graphs := 3000
+	if testing.Short() {
+		graphs = 300
+	}
+	rng := rand.New(rand.NewSource(17))
+	var same, order, mismatch int
+	var mismatchSplit int
+	for g := 0; g < graphs; g++ {
+		p := genProgram(rng, 6+rng.Intn(12))
+		var base *btf.Spec
+		if g%2 == 1 {
+			b, err := l.dedup(genGraph(rng, p, nil))
+			if err != nil {
+				t.Fatalf("graph %d: base: %v", g, err)
+			}
+			base = b
+		}
+		in := genGraph(rng, p, base)
+		if err := in.CheckStructure(); err != nil {
+			t.Fatalf("graph %d: generated malformed BTF: %v", g, err)
+		}
+		diff, err := sameAsLibbpf(l, in)
+		switch {
+		case err != nil:
+			t.Fatalf("graph %d: %v", g, err)
+		case diff == "":
+			same++
+		case diff == "order":
+			order++
+		default:
+			mismatch++
+			if base != nil {
+				mismatchSplit++
+			}
+			if mismatch-mismatchSplit <= 3 && base == nil || mismatchSplit <= 2 && base != nil {
+				t.Errorf("graph %d (base %v): btfstream and libbpf differ:\n%s", g, base != nil, diff)
+			}
+		}
+	}
+	t.Logf("%d graphs: %d the same type for type, %d the same graph in another order, %d differ (%d of them split)", graphs, same, order, mismatch, mismatchSplit)
+}
+
+// libbpfDiffers lists the table cases (dedup_test.go) whose result is
+// knowingly not libbpf's, and why.
+var libbpfDiffers = map[string]string{}
+
+// TestDedupCasesLikeLibbpf runs the table cases through libbpf too: each
+// gives libbpf's result type for type, except those in libbpfDiffers.
+func TestDedupCasesLikeLibbpf(t *testing.T) {
+	l := startLibbpf(t)
+	compared := 0
+	defer func() { t.Logf("%d table cases compared with libbpf", compared) }()
+	for _, c := range dedupCases {
+		_, _, in := buildCase(c)
+		compared++
+		diff, err := sameAsLibbpf(l, in)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		why, known := libbpfDiffers[c.name]
+		switch {
+		case diff != "" && !known:
+			t.Errorf("%s: btfstream and libbpf differ (%s):\n%s", c.name, diff, diff)
+		case diff == "" && known:
+			t.Errorf("%s: listed as differing from libbpf (%s) but gives libbpf's result", c.name, why)
+		}
+	}
+}
