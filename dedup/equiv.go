@@ -226,6 +226,9 @@ func (st *batchState) fwdPair(a, b uint32, na, nb node) uint8 {
 	if fa && fb && ca != fwdEnum && na.t.Info != nb.t.Info {
 		return pairFail
 	}
+	if ca == fwdEnum && na.t.Kind() != nb.t.Kind() {
+		return pairFail // libbpf's btf_dedup_is_equiv compares kinds first
+	}
 	if fb && !fa && ca != fwdEnum && b < uint32(st.d.table.FirstID()) {
 		return pairAdj
 	}
@@ -411,9 +414,15 @@ func (st *batchState) assign(a, b uint32) {
 }
 
 // resolveFwd records, for a leaf pair of a forward declaration and a
-// complete type, what the declaration stands for (first come).
+// complete type, what the declaration stands for (first come). Enum
+// declarations are not resolved by the pairs they are met in, as in
+// libbpf (btf_dedup_merge_hypot_map maps only FWDs): they stand for any
+// enum of their name and kind there, and Finish resolves them (enumfwd.go).
 func (st *batchState) resolveFwd(x, y uint32) {
 	nx, ny := st.nodeOf(x), st.nodeOf(y)
+	if c, _ := fwdRank(nx); c == fwdEnum {
+		return
+	}
 	fx, fy := isFwd(nx), isFwd(ny)
 	switch {
 	case fy && !fx:

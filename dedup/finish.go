@@ -108,11 +108,10 @@ func fwdClass(t btf.Type) (cls uint64, complete, ok bool) {
 //     table has its name, and it is of the FWD's kind: a struct and a
 //     union of one name make it ambiguous, as libbpf keys them by name.
 //   - An enum forward declaration (ENUM or ENUM64 without values, any
-//     size) resolves to the newest complete ENUM or ENUM64 class of its
-//     name before it; with none before it, to the last one of all; with
-//     none at all, to the first enum forward declaration of its name.
-//     (libbpf deduplicates enums in input order, newest candidate first,
-//     and re-points a first declaration at every new complete enum.)
+//     size) goes where libbpf's first pass puts it (enumfwd.go): the
+//     newest complete enum of its name before it (newest as libbpf's hash
+//     table orders them); with none before it, the last new one; with none
+//     at all, the first declaration of its name.
 func (d *Incremental) resolveFwds() []uint32 {
 	st := d.table.Strings()
 	first := uint32(d.table.FirstID())
@@ -152,17 +151,11 @@ func (d *Incremental) resolveFwds() []uint32 {
 	// none, and the base's 20k definitions are not looked up in vain.
 	cand := make(map[uint64]uint32)
 	wantHash := make(map[uint64]bool) // content hashes of their names
-	firstFwd := map[uint32]uint32{}   // by name: the first enum declaration
 	for id := first; id < uint32(d.table.NextID()); id++ {
 		t := d.table.Type(btf.TypeID(id))
 		cls, complete, ok := fwdClass(t)
 		if !ok || complete {
 			continue
-		}
-		if cls == fwdEnum {
-			if off := name(t); off != 0 && firstFwd[off] == 0 {
-				firstFwd[off] = id
-			}
 		}
 		if _, ok := d.fwdTo[id]; ok {
 			continue
@@ -176,15 +169,10 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	// A FWD resolves to the one struct or union of its name (none: more
-	// than one); an enum declaration looks at all complete enums of its
-	// name, in id order.
-	enumFulls := map[uint32][]uint32{}
+	// than one).
 	add := func(id uint32, t btf.Type, nameOff uint32) {
 		cls, _, _ := fwdClass(t)
 		if cls == fwdEnum {
-			if _, wanted := cand[uint64(nameOff)<<2|cls]; wanted {
-				enumFulls[nameOff] = append(enumFulls[nameOff], id)
-			}
 			return
 		}
 		key := uint64(nameOff)<<2 | fwdStruct
@@ -227,6 +215,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 			}
 		}
 	}
+	enums := planEnums(d.base, first, d.table.Strings(), specSource(d.table))
 	var target []uint32
 	if d.refsResolvedBaseFwd() {
 		// rebuild substitutes the base FWDs' table structs
@@ -251,7 +240,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 		v := uint32(0)
 		if cls == fwdEnum {
-			v = enumTarget(id, enumFulls[off], firstFwd[off])
+			v = enums.to[id]
 		} else if c := cand[uint64(off)<<2|fwdStruct]; c != 0 && c != none && d.kindOf(c) == fwdKind(t) {
 			v = c
 		}
@@ -263,25 +252,6 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	return target
-}
-
-// enumTarget is what the enum forward declaration id resolves to, given
-// the complete enums of its name (ids ascending) and the first enum
-// declaration of its name: see resolveFwds. 0: itself.
-func enumTarget(id uint32, fulls []uint32, firstFwd uint32) uint32 {
-	switch {
-	case len(fulls) > 0 && fulls[0] < id:
-		i := 0
-		for i+1 < len(fulls) && fulls[i+1] < id {
-			i++
-		}
-		return fulls[i]
-	case len(fulls) > 0:
-		return fulls[len(fulls)-1]
-	case firstFwd != id:
-		return firstFwd
-	}
-	return 0
 }
 
 // kindOf is the kind of a base or table id.
