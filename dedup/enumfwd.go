@@ -21,8 +21,10 @@ import (
 //     declaration if it is the only one; with an empty chain it is new.
 //
 // Later passes never change where a declaration went: inside structs a
-// declaration stands for any enum of its name and kind (fwdPair) without
-// being resolved by it. Which complete enum heads the chain when a name
+// declaration stands for any enum of its name (fwdPair) without
+// being resolved by it (libbpf: a declaration and an enum of its name are
+// equivalent when they resolve alike or have one kind; any kind here).
+// Which complete enum heads the chain when a name
 // has several depends on libbpf's hash table: when it grows (on an
 // insertion that would fill it beyond 3/4; capacity 4, 8, 16, ...) each
 // bucket's list is rebuilt by prepending its entries in list order, which

@@ -226,9 +226,6 @@ func (st *batchState) fwdPair(a, b uint32, na, nb node) uint8 {
 	if fa && fb && ca != fwdEnum && na.t.Info != nb.t.Info {
 		return pairFail
 	}
-	if ca == fwdEnum && na.t.Kind() != nb.t.Kind() {
-		return pairFail // libbpf's btf_dedup_is_equiv compares kinds first
-	}
 	if fb && !fa && ca != fwdEnum && b < uint32(st.d.table.FirstID()) {
 		return pairAdj
 	}
@@ -335,6 +332,13 @@ func (st *batchState) match(v, c uint32) bool {
 		return false
 	}
 	st.commitPair(st.t0+v, c)
+	if st.res[v] == none && st.kind(v) == btf.KindTypedef {
+		// A check settles structs and unions, and the typedef it began at.
+		all := st.assignAll
+		st.assignAll = true
+		st.assign(st.t0+v, c)
+		st.assignAll = all
+	}
 	return st.res[v] != none
 }
 
