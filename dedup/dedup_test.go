@@ -205,6 +205,45 @@ var dedupCases = []dedupCase{
 		want: []string{"[1] ENUM 'e' size 4 {}", "[2] PTR '' -> 1"},
 	},
 	{
+		// Issue 17: Go's `type Foo func() Foo`, which the kernel verifier
+		// refuses (a FUNC_PROTO returning a type without size) and
+		// libbpf >= 1.7 deduplicates.
+		name: "typedef recursing through a function prototype",
+		cus: []cu{
+			func(b *builder) { b.Typedef("t", "Foo", "p"); b.Proto("p", "t") },
+			func(b *builder) { b.Typedef("t", "Foo", "p"); b.Proto("p", "t") },
+		},
+		want: []string{"[1] TYPEDEF 'Foo' -> 2", "[2] FUNC_PROTO '' ret 1 ()"},
+	},
+	{
+		name: "typedef recursing through a pointer to a function prototype",
+		cus: []cu{
+			func(b *builder) {
+				b.Typedef("t", "cb", "q")
+				b.Ptr("q", "p")
+				b.Int("i", "int", 4)
+				b.Proto("p", "i", "f:t")
+			},
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Proto("p", "i", "f:t")
+				b.Ptr("q", "p")
+				b.Typedef("t", "cb", "q")
+			},
+		},
+		want: []string{"[1] TYPEDEF 'cb' -> 2", "[2] PTR '' -> 4", "[3] " + intLine, "[4] FUNC_PROTO '' ret 3 (f:1)"},
+	},
+	{
+		// Issue 17: not a C identifier, which the kernel verifier
+		// refuses and libbpf does not look at.
+		name: "struct named with a string that is not a C identifier",
+		cus: []cu{
+			func(b *builder) { b.Int("i", "int", 4); b.Struct("s", "not an-identifier", 4, "x:i@0") },
+			func(b *builder) { b.Int("i", "int", 4); b.Struct("s", "not an-identifier", 4, "x:i@0") },
+		},
+		want: []string{"[1] " + intLine, "[2] STRUCT 'not an-identifier' size 4 {x:1@0}"},
+	},
+	{
 		// libbpf keys the names of structs and unions together: a
 		// struct and a union 'u' leave FWD 'u' unresolved.
 		name: "a struct and a union of one name leave the FWD",

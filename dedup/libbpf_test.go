@@ -61,7 +61,11 @@ func buildLibbpfHelper() (string, error) {
 	return libbpfBin, libbpfErr
 }
 
-func startLibbpf(t *testing.T) *libbpfDedup {
+func startLibbpf(t *testing.T) *libbpfDedup { return startLibbpfOn(t, false) }
+
+// startLibbpfOn starts the helper on pahole 1.32's libbpf 1.7.0, or with
+// system true on the host's own libbpf (Debian 12: 1.1.2).
+func startLibbpfOn(t *testing.T, system bool) *libbpfDedup {
 	t.Helper()
 	bin, err := buildLibbpfHelper()
 	if err != nil {
@@ -75,6 +79,9 @@ func startLibbpf(t *testing.T) *libbpfDedup {
 		return nil
 	}
 	cmd := exec.Command(loader, "--library-path", lib, bin)
+	if system {
+		cmd = exec.Command(bin)
+	}
 	w, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +151,49 @@ func sameAsLibbpf(l *libbpfDedup, s *btf.Spec) (string, error) {
 	if c.Equal() {
 		return "order", nil
 	}
+	if s.Base() != nil && onlyBaseTypedefCopies(ours, theirs) {
+		return "typedef bug", nil
+	}
 	return fmt.Sprintf("input:\n\t%s\nbtfstream:\n\t%s\nlibbpf:\n\t%s",
 		strings.Join(dump(s), "\n\t"), strings.ReplaceAll(a, "\n", "\n\t"), strings.ReplaceAll(b, "\n", "\n\t")), nil
+}
+
+// onlyBaseTypedefCopies reports whether libbpf's split result theirs
+// differs from ours only by libbpf 1.7.0's bug with typedefs over a base
+// (fixed by libbpf 5b0f3729, April 2026; pahole 1.32 as Debian builds it
+// has it): btf_dedup_prep hashes base typedefs unlike
+// btf_dedup_struct_type, so no split typedef folds onto a base typedef,
+// and neither does anything that refers to one. It holds when
+// deduplicating theirs again gives ours type for type, and every type
+// that this folds is a TYPEDEF or refers to a type it folds.
+func onlyBaseTypedefCopies(ours, theirs *btf.Spec) bool {
+	again, r, err := Dedup(theirs)
+	if err != nil || strings.Join(dump(again), "\n") != strings.Join(dump(ours), "\n") {
+		return false
+	}
+	first := theirs.FirstID()
+	folded := make([]bool, theirs.Len())
+	seen := map[btf.TypeID]bool{}
+	for id := first; id < theirs.NextID(); id++ {
+		m := r.Map(id)
+		folded[id-first] = m < first || seen[m]
+		seen[m] = true
+	}
+	for id := first; id < theirs.NextID(); id++ {
+		if !folded[id-first] || theirs.Kind(id) == btf.KindTypedef {
+			continue
+		}
+		viaFolded := false
+		theirs.ForEachRef(id, func(ref *uint32) {
+			if x := btf.TypeID(*ref); x >= first && folded[x-first] {
+				viaFolded = true
+			}
+		})
+		if !viaFolded {
+			return false
+		}
+	}
+	return true
 }
 
 // TestDedupLikeLibbpf is the differential test: a fixed-seed generator
@@ -159,7 +207,7 @@ func TestDedupLikeLibbpf(t *testing.T) {
 		graphs = 300
 	}
 	rng := rand.New(rand.NewSource(17))
-	var same, order, mismatch int
+	var same, order, typedefBug, mismatch int
 	var mismatchSplit int
 	for g := 0; g < graphs; g++ {
 		p := genProgram(rng, 6+rng.Intn(12))
@@ -183,6 +231,8 @@ func TestDedupLikeLibbpf(t *testing.T) {
 			same++
 		case diff == "order":
 			order++
+		case diff == "typedef bug":
+			typedefBug++
 		default:
 			mismatch++
 			if base != nil {
@@ -193,7 +243,8 @@ func TestDedupLikeLibbpf(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d graphs: %d the same type for type, %d the same graph in another order, %d differ (%d of them split)", graphs, same, order, mismatch, mismatchSplit)
+	t.Logf("%d graphs: %d the same type for type, %d the same graph in another order, %d the same but for libbpf 1.7.0's base typedef copies, %d differ (%d of them split)",
+		graphs, same, order, typedefBug, mismatch, mismatchSplit)
 }
 
 // libbpfDiffers lists the table cases (dedup_test.go) whose result is
