@@ -41,7 +41,8 @@ import (
 // takes the first copy's target here.
 
 // enumPlan is the result: where each declaration that libbpf maps
-// elsewhere goes (an id of the input or of its base).
+// elsewhere goes (an id of the input or of its base), base declarations
+// that a local enum re-points included.
 type enumPlan struct {
 	to map[uint32]uint32
 }
@@ -75,7 +76,7 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 	parent := map[uint32]uint32{}
 	shape := map[uint32]string{} // enum id -> kind, size, vlen, values
 	isDecl := map[uint32]bool{}
-	var localDecls []uint32
+	var localDecls, baseDecls []uint32
 
 	primKey := func(t btf.Type, w []uint32, name []byte) string {
 		var b [13]byte
@@ -130,6 +131,9 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		chain := lt.chains[string(name)]
 		if !local {
 			isDecl[id] = t.Vlen() == 0
+			if isDecl[id] {
+				baseDecls = append(baseDecls, id)
+			}
 			lt.chains[string(name)] = append(chain, id)
 			return
 		}
@@ -171,6 +175,16 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		see(id, t, w, true)
 	}
 	p := &enumPlan{to: map[uint32]uint32{}}
+	for _, d := range baseDecls {
+		// A base declaration that a local enum passed: libbpf maps it
+		// (a base type!) to that enum, and local users follow.
+		if x := parent[d]; x != d {
+			for parent[x] != x {
+				x = parent[x]
+			}
+			p.to[d] = x
+		}
+	}
 	for _, d := range localDecls {
 		x := d
 		for parent[x] != x {

@@ -216,6 +216,14 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	enums := planEnums(d.base, first, d.table.Strings(), specSource(d.table))
+	for k, v := range enums.to {
+		if _, done := d.fwdTo[k]; k < first && !done {
+			if d.fwdTo == nil {
+				d.fwdTo = make(map[uint32]uint32)
+			}
+			d.fwdTo[k] = v // substituted like a base FWD resolved to a table struct
+		}
+	}
 	var target []uint32
 	if d.refsResolvedBaseFwd() {
 		// rebuild substitutes the base FWDs' table structs
