@@ -130,7 +130,11 @@ func (l *libbpfDedup) dedup(s *btf.Spec) (*btf.Spec, error) {
 
 // sameAsLibbpf compares btfstream's dedup of s with libbpf's: "" when
 // they are the same types in the same order, "order" when they are the
-// same type graph in another order, else a description of the difference.
+// same type graph in another order, "typedef bug" (onlyBaseTypedefCopies),
+// else a description of the difference. The order differs only where an
+// input holds two identical types in one unit (the generator's universe
+// may have two pointers to long): btfstream keeps the first in id order,
+// libbpf the one its depth-first walk of reference types reaches first.
 func sameAsLibbpf(l *libbpfDedup, s *btf.Spec) (string, error) {
 	ours, _, err := Dedup(s)
 	if err != nil {
