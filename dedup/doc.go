@@ -455,7 +455,11 @@
 // The encoder does this (stream/merge: an Incremental over the base).
 // SplitOnto, which deduplicates the module alone first, cannot: the
 // module's own dedup already merged the two units' sctp_state_fn_t, so it
-// has 3 types fewer than pahole in sctp.ko (equal on the others).
+// has 3 types fewer than pahole 1.31 in sctp.ko (equal on the others).
+// Since typedefs are checked like structs (libbpf 1.7, pahole 1.32), the
+// encoder merges them too: Linux 7.2's sctp.ko has one sctp_state_fn_t and
+// its PTR fewer than with pahole 1.31's rules, as pahole 1.32 gives (the
+// other modules above are unchanged, byte for byte).
 //
 // Commits settle only structs and unions, as libbpf's merge_hypot_map:
 // a module pointer to a kept struct must not fold onto the base's pointer
