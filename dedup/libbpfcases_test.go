@@ -166,6 +166,50 @@ var libbpfCases = []dedupCase{
 		want: []string{"[1] " + intLine, "[2] TYPEDEF 'word' -> 1", "[3] DECL_TAG 'hot' -> 2 comp -1", "[4] DECL_TAG 'cold' -> 2 comp -1"},
 	},
 	{
+		// "struct/struct_member tags": tags follow the struct they tag,
+		// each (value, component) once.
+		name: "decl tags on a struct and its member from two CUs",
+		cus: []cu{
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("s", "pair", 8, "lo:i@0", "hi:i@32")
+				b.DeclTag("a", "packed", "s", -1)
+				b.DeclTag("b", "user", "s", 1)
+			},
+			func(b *builder) {
+				b.Int("i", "int", 4)
+				b.Struct("s", "pair", 8, "lo:i@0", "hi:i@32")
+				b.DeclTag("a", "packed", "s", -1)
+				b.DeclTag("c", "percpu", "s", -1)
+				b.DeclTag("b", "user", "s", 1)
+			},
+		},
+		want: []string{
+			"[1] " + intLine,
+			"[2] STRUCT 'pair' size 8 {lo:1@0 hi:1@32}",
+			"[3] DECL_TAG 'packed' -> 2 comp -1",
+			"[4] DECL_TAG 'user' -> 2 comp 1",
+			"[5] DECL_TAG 'percpu' -> 2 comp -1",
+		},
+	},
+	{
+		// "btf_type_tag #5, struct": members typed through equal
+		// TYPE_TAG chains make equal structs; another tag does not.
+		name: "structs whose members carry type tags",
+		cus: []cu{
+			func(b *builder) { b.Int("i", "int", 4); b.TypeTag("t", "rcu", "i"); b.Struct("s", "slot", 4, "v:t@0") },
+			func(b *builder) { b.Int("i", "int", 4); b.TypeTag("t", "rcu", "i"); b.Struct("s", "slot", 4, "v:t@0") },
+			func(b *builder) { b.Int("i", "int", 4); b.TypeTag("t", "user", "i"); b.Struct("s", "slot", 4, "v:t@0") },
+		},
+		want: []string{
+			"[1] " + intLine,
+			"[2] TYPE_TAG 'rcu' -> 1",
+			"[3] STRUCT 'slot' size 4 {v:2@0}",
+			"[4] TYPE_TAG 'user' -> 1",
+			"[5] STRUCT 'slot' size 4 {v:4@0}",
+		},
+	},
+	{
 		// btf_dedup_split.c: a module FWD resolves to the base struct,
 		// and the module's copies of base types fold onto them.
 		name: "module declaration and copies fold onto the base",
