@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -33,33 +32,18 @@ type libbpfDedup struct {
 	out *bufio.Reader
 }
 
-var (
-	libbpfOnce sync.Once
-	libbpfBin  string
-	libbpfErr  error
-)
-
-func buildLibbpfHelper() (string, error) {
-	libbpfOnce.Do(func() {
-		cc, err := exec.LookPath("cc")
-		if err != nil {
-			libbpfErr = fmt.Errorf("no C compiler (cc): %v", err)
-			return
-		}
-		dir, err := os.MkdirTemp("", "btfstream-libbpf-")
-		if err != nil {
-			libbpfErr = err
-			return
-		}
-		bin := filepath.Join(dir, "libbpf_dedup")
-		out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/libbpf_dedup.c", "-lbpf").CombinedOutput()
-		if err != nil {
-			libbpfErr = fmt.Errorf("cc testdata/libbpf_dedup.c -lbpf (apt-get install libbpf-dev): %v\n%s", err, out)
-			return
-		}
-		libbpfBin = bin
-	})
-	return libbpfBin, libbpfErr
+// buildLibbpfHelper compiles testdata/libbpf_dedup.c into dir.
+func buildLibbpfHelper(dir string) (string, error) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		return "", fmt.Errorf("no C compiler (cc): %v", err)
+	}
+	bin := filepath.Join(dir, "libbpf_dedup")
+	out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/libbpf_dedup.c", "-lbpf").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("cc testdata/libbpf_dedup.c -lbpf (apt-get install libbpf-dev): %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // startLibbpf starts the helper on pahole 1.32's libbpf 1.7.0.
@@ -70,7 +54,7 @@ func startLibbpf(t *testing.T) *libbpfDedup {
 		// runs under qemu-arm): nothing here can run them.
 		t.Skipf("libbpf's dedup runs beside x86 builds only (GOARCH %s)", runtime.GOARCH)
 	}
-	bin, err := buildLibbpfHelper()
+	bin, err := buildLibbpfHelper(t.TempDir())
 	if err != nil {
 		testenv.Missing(t, "%v", err)
 		return nil
