@@ -20,8 +20,9 @@ import (
 //
 // The structural level is one function per part of the file, each
 // returning a *FormatError that names the byte offset and, for a type, its
-// id: checkHeader (the sections the header describes), checkStringSection,
-// checkTypeRecords. A new section adds its own function to the list in
+// id: checkHeader (validate.go: the header, the sections it describes and
+// the string section), checkTypeRecords (each type's record). A new
+// section's contents get their own function in the list in
 // CheckStructure.
 
 // ErrMalformed is wrapped by the errors of CheckStructure. It wraps
@@ -37,7 +38,7 @@ var ErrMalformed = fmt.Errorf("malformed BTF: %w", ErrInvalid)
 // split BTF is not checked (load it with its own check).
 func (s *Spec) CheckStructure() error {
 	v := &verifier{s: s, first: s.FirstID(), next: s.NextID()}
-	for _, check := range []func() error{v.checkHeader, v.checkStringSection, v.checkTypeRecords} {
+	for _, check := range []func() error{v.checkHeader, v.checkTypeRecords} {
 		if err := check(); err != nil {
 			var fe *FormatError
 			if errors.As(err, &fe) && fe.Err == ErrInvalid {
@@ -45,32 +46,6 @@ func (s *Spec) CheckStructure() error {
 			}
 			return err
 		}
-	}
-	return nil
-}
-
-// checkStringSection: a base's string section starts with the empty
-// string, every string section ends with NUL, and offsets fit in a name
-// field (BTF_MAX_NAME_OFFSET); ids fit in BTF_MAX_TYPE.
-func (v *verifier) checkStringSection() error {
-	s := v.s
-	strs := s.strings.Bytes()
-	if s.base == nil {
-		if len(strs) == 0 || strs[0] != 0 {
-			return v.errHdr(-1, "string section does not start with an empty string")
-		}
-		if len(s.types) == 0 {
-			return v.errHdr(-1, "no type found")
-		}
-	}
-	if len(strs) > 0 && strs[len(strs)-1] != 0 {
-		return v.errHdr(-1, "string section not NUL-terminated")
-	}
-	if s.strings.Len() > MaxNameOffset {
-		return v.errHdr(-1, "string section of %d bytes exceeds BTF_MAX_NAME_OFFSET %d", s.strings.Len(), MaxNameOffset)
-	}
-	if last := v.next - 1; last > MaxTypeID {
-		return v.errHdr(-1, "%d types exceed BTF_MAX_TYPE %d", last, MaxTypeID)
 	}
 	return nil
 }

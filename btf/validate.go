@@ -146,9 +146,9 @@ func (v *verifier) errHdr(off int64, format string, a ...any) error {
 	return &FormatError{Off: off, Msg: fmt.Sprintf(format, a...), Err: ErrInvalid}
 }
 
-// checkHeader applies btf_parse_hdr and btf_check_sec_info to the header
-// the Spec was read with (when its section sizes still describe the Spec);
-// checkStringSection (structure.go) does btf_parse_str_sec.
+// checkHeader applies btf_parse_hdr, btf_check_sec_info and
+// btf_parse_str_sec to the header the Spec was read with (when its section
+// sizes still describe the Spec) and to the string table.
 func (v *verifier) checkHeader() error {
 	s := v.s
 	h := s.Header
@@ -188,6 +188,23 @@ func (v *verifier) checkHeader() error {
 			}
 			total = uint64(sc.off) + uint64(sc.len)
 		}
+	}
+	if s.base == nil {
+		if len(strs) == 0 || strs[0] != 0 {
+			return v.errHdr(-1, "string section does not start with an empty string")
+		}
+		if len(s.types) == 0 {
+			return v.errHdr(-1, "no type found")
+		}
+	}
+	if len(strs) > 0 && strs[len(strs)-1] != 0 {
+		return v.errHdr(-1, "string section not NUL-terminated")
+	}
+	if s.strings.Len() > MaxNameOffset {
+		return v.errHdr(-1, "string section of %d bytes exceeds BTF_MAX_NAME_OFFSET %d", s.strings.Len(), MaxNameOffset)
+	}
+	if last := v.next - 1; last > MaxTypeID {
+		return v.errHdr(-1, "%d types exceed BTF_MAX_TYPE %d", last, MaxTypeID)
 	}
 	return nil
 }
