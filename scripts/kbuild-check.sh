@@ -144,13 +144,15 @@ mkdir -p "$work/bin" || die "cannot create $work"
 btfstream=$work/bin/btfstream
 btfstream_sum=$(sha256sum < "$btfstream" | cut -c1-16)
 btfstream_version=$("$btfstream" --version)
-# The PAHOLE kbuild runs. A -J call is recorded in $KBUILD_CHECK_CALLS
-# (set by kmake): call.N holds the directory, then one argument a line;
-# call.N.in is the input as btfstream got it; call.N.out its output (the
-# detached file, or the input file it wrote .BTF into).
+# The PAHOLE kbuild runs (kmake sets both variables; the text does not
+# depend on paths, so a cached tree's stamp does not either). A -J call is
+# recorded in $KBUILD_CHECK_CALLS: call.N holds the directory, then one
+# argument a line; call.N.in is the input as btfstream got it; call.N.out
+# its output (the detached file, or the input file it wrote .BTF into).
 cat > "$work/bin/pahole" <<EOF
 #!/bin/sh
-case " \$* " in *" -J "*) ;; *) exec "$btfstream" "\$@" ;; esac
+btfstream=\${KBUILD_CHECK_BTFSTREAM:?}
+case " \$* " in *" -J "*) ;; *) exec "\$btfstream" "\$@" ;; esac
 f=\$KBUILD_CHECK_CALLS/call.\$(date +%s%N).\$\$
 printf '%s\n' "\$PWD" "\$@" > "\$f" || exit 1
 out= next=
@@ -160,7 +162,7 @@ for a; do
 	in=\$a
 done
 cp "\$in" "\$f.in" || exit 1
-"$btfstream" "\$@" || exit \$?
+"\$btfstream" "\$@" || exit \$?
 cp "\${out:-\$in}" "\$f.out"
 EOF
 chmod +x "$work/bin/pahole"
@@ -255,7 +257,7 @@ toolchain_id() {
 # kmake ARGS: make in $src with the output in $obj, PAHOLE=the wrapper and
 # the kernel's make variables ($makevars).
 kmake() {
-	KBUILD_CHECK_CALLS=$calls nice -n 10 make -C "$src" O="$obj" ARCH=x86_64 PAHOLE="$work/bin/pahole" \
+	KBUILD_CHECK_CALLS=$calls KBUILD_CHECK_BTFSTREAM=$btfstream nice -n 10 make -C "$src" O="$obj" ARCH=x86_64 PAHOLE="$work/bin/pahole" \
 		KBUILD_BUILD_TIMESTAMP="$timestamp" "${makevars[@]}" "$@"
 }
 
