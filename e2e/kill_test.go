@@ -185,7 +185,7 @@ func TestKillModuleInPlace(t *testing.T) {
 		t.Skip("-short")
 	}
 	kernel := kernelPath(t)
-	_, kos := kernelModules(kernel)
+	kos, _ := kernelModules(kernel)
 	var xfs string
 	for _, ko := range kos {
 		if filepath.Base(ko) == "xfs.ko" {
