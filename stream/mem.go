@@ -32,12 +32,8 @@ package stream
 // past it.
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
@@ -45,15 +41,9 @@ import (
 	"github.com/btfstream/btfstream/stream/outfile"
 )
 
-// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
-// min(1 GiB, half the machine's RAM).
-func DefaultMemLimit() int64 {
-	lim := int64(1 << 30)
-	if ram := totalRAM(); ram > 0 && ram/2 < lim {
-		lim = ram / 2
-	}
-	return lim
-}
+// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0: the
+// tightest limit the process is under (DefaultBudget, hostmem.go).
+func DefaultMemLimit() int64 { return DefaultBudget().Budget }
 
 // SoftLimit is the Go runtime soft memory limit EncodeFile uses for a
 // MemLimit (0: the default; negative: none, returned as -1). EncodeFile
@@ -68,23 +58,6 @@ func SoftLimit(memLimit int64) int64 {
 		return -1
 	}
 	return max(memLimit-runtimeOverhead-memLimit/32, memLimit/4)
-}
-
-// totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
-func totalRAM() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n << 10
-		}
-	}
-	return 0
 }
 
 const (
@@ -149,8 +122,9 @@ const (
 // memPlan is the budget of one run and what it derived from it.
 type memPlan struct {
 	budget     *spill.Budget
-	limit      int64 // 0: unlimited
-	spillAll   bool  // EncodeOptions.spillAll
+	limit      int64  // 0: unlimited
+	from       string // what set limit (EncodeStats.MemLimitFrom)
+	spillAll   bool   // EncodeOptions.spillAll
 	cacheBytes int64
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
@@ -158,14 +132,15 @@ type memPlan struct {
 }
 
 func newMemPlan(opts EncodeOptions) (*memPlan, error) {
-	limit := opts.MemLimit
+	limit, from := opts.MemLimit, "--mem-limit"
 	switch {
 	case limit == 0:
-		limit = DefaultMemLimit()
+		host := DefaultBudget()
+		limit, from = host.Budget, host.String()
 	case limit < 0:
-		limit = 0
+		limit, from = 0, "--mem-limit 0"
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, cacheBytes: cacheBytesFor(limit)}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, from: from, cacheBytes: cacheBytesFor(limit)}
 	// Spill files have no name (O_TMPFILE where it works): nothing is
 	// left behind, even by SIGKILL.
 	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)

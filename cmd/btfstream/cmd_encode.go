@@ -170,9 +170,13 @@ func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, jobs, size i
 	if st.Jobs > 0 && st.Jobs < jobs {
 		ran = fmt.Sprintf(", %d of %d jobs (the memory limit holds %d)", st.Jobs, jobs, st.Jobs)
 	}
-	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, peak accounted %s, spilled %d bytes%s",
+	budget := "no memory budget (--mem-limit 0)"
+	if st.MemLimit > 0 {
+		budget = fmt.Sprintf("budget %s (%s)", spill.FormatSize(st.MemLimit), st.MemLimitFrom)
+	}
+	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, %s, peak accounted %s, spilled %d bytes%s",
 		in, spec.Len(), strings.Join(kinds, ", "), st.Funcs, st.Vars, st.CUs, size, d.Seconds(), rss,
-		spill.FormatSize(st.PeakAccounted), st.Spilled, ran)
+		budget, spill.FormatSize(st.PeakAccounted), st.Spilled, ran)
 }
 
 // peakRSSKiB returns VmHWM from /proc/self/status, or 0.

@@ -168,7 +168,9 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 		featureFlag(fs, &featureValue{f: f, sw: i}, l.name, l.help)
 	}
 	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget (`SIZE`): bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
-		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
+		"Without the flag: the tightest of 3/4 of the cgroup's memory limit (v2 memory.max, v1\n"+
+		"memory.limit_in_bytes), half of what RLIMIT_AS or RLIMIT_DATA leave, half of RAM, and 1G:\n"+
+		"here "+spill.FormatSize(stream.DefaultMemLimit())+", "+stream.DefaultBudget().String()+". Peak RSS stays within\n"+
 		"about 5% of it: what is cold (function states, the old table while it is rebuilt) spills to\n"+
 		"--tmpdir, and -j N runs fewer jobs when the limit holds fewer. A limit below what FILE needs\n"+
 		"(its largest compile unit, the tables, the base) is refused before the encoding starts,\n"+
