@@ -309,12 +309,16 @@ func fileMemFloor(f *dwarfread.File, opts EncodeOptions) (int64, error) {
 
 // check fails early, before any unit is decoded, when the limit is below
 // the file's floor (memFloor with one job), naming the floor. Otherwise it
-// returns how many of opts.Jobs jobs the limit holds (memFloor of that
+// returns how many of opts.Jobs jobs the units and the limit hold (memFloor of that
 // many; the output is the same for any number) and caps the units in
 // flight to the room the limit leaves beside the rest of that floor. It
 // reads only the unit headers of .debug_info.
 func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
 	jobs := max(opts.Jobs, 1)
+	// More jobs than units would only wait.
+	if starts, _ := f.UnitStarts(); len(starts) > 0 && jobs > len(starts) {
+		jobs = len(starts)
+	}
 	if m.limit <= 0 || f.Info() == nil {
 		return jobs, nil
 	}

@@ -49,6 +49,9 @@ func runEncode(sub string, args []string) int {
 	if err != nil {
 		return usageError(sub, err)
 	}
+	if f.jobsNote != "" && !f.quiet {
+		fmt.Fprintf(stderr, "btfstream: note: %s\n", f.jobsNote)
+	}
 	if opts.Verbose != nil {
 		in := fs.Arg(0)
 		opts.Verbose = func(msg string) { fmt.Fprintf(stderr, "btfstream: %s: %s\n", in, msg) }
@@ -168,7 +171,7 @@ func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, jobs, size i
 	}
 	ran := ""
 	if st.Jobs > 0 && st.Jobs < jobs {
-		ran = fmt.Sprintf(", %d of %d jobs (the memory limit holds %d)", st.Jobs, jobs, st.Jobs)
+		ran = fmt.Sprintf(", %d of %d jobs (the compile units and the memory limit hold %d)", st.Jobs, jobs, st.Jobs)
 	}
 	budget := "no memory budget (--mem-limit 0)"
 	if st.MemLimit > 0 {
@@ -217,7 +220,10 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseUint(strings.TrimSpace(t), 10, 63)
-	if err != nil || v > (1<<63-1)>>shift {
+	if errors.Is(err, strconv.ErrRange) || err == nil && v > (1<<63-1)>>shift {
+		return 0, fmt.Errorf("size %q overflows (at most 2^63-1 bytes, 8388607T)", s)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("bad size %q (want a number with an optional K, M or G suffix)", s)
 	}
 	return int64(v << shift), nil
