@@ -8,7 +8,7 @@
 # For each VMLINUX: an unlimited run (--mem-limit 0), then a run with no
 # memory flag in a 64 MiB cgroup: it must succeed with identical bytes.
 # Then, against that vmlinux's BTF as base, xfs, nf_tables, sctp and
-# virtio_net of its kernel (found under ../../lib/modules/*/kernel) with
+# virtio_net of its kernel (found under ../lib/modules/*/kernel) with
 # kbuild's flags: unlimited one by one, then all four at once in one
 # 256 MiB cgroup: all must succeed, identical. With PAHOLE set (pahole
 # 1.32), pahole on the vmlinux in a 256 MiB cgroup is recorded, not
@@ -82,7 +82,7 @@ for V in "$@"; do
 			--btf_features=$F,reproducible_build --lang_exclude=rust --btf_encode_detached "$OUT/$tag.pahole.btf" "$V"
 		rmdir "$d"
 	fi
-	mods=$(dirname "$V")/../../lib/modules/$tag/kernel
+	mods=$(dirname "$V")/../lib/modules/$tag/kernel
 	set --
 	for m in fs/xfs/xfs.ko net/netfilter/nf_tables.ko net/sctp/sctp.ko drivers/net/virtio_net.ko; do
 		[ -f "$mods/$m" ] || continue

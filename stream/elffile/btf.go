@@ -2,7 +2,6 @@ package elffile
 
 import (
 	"io"
-	"os"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -54,15 +53,11 @@ func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 func readBTFFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, st, err := OpenInput(path, path)
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
 	return ReadBTF(path, f, st.Size())
 }
 
