@@ -32,7 +32,9 @@ package stream
 // past it.
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 
 	"github.com/btfstream/btfstream/btf"
@@ -145,6 +147,11 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	// left behind, even by SIGKILL.
 	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)
 	if limit > 0 {
+		// Under a limit anything may spill: a spill directory that
+		// cannot take files fails now, not at the first spill.
+		if err := checkSpillDir(opts.TmpDir); err != nil {
+			return nil, err
+		}
 		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/32)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
 		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
@@ -158,6 +165,27 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	}
 	m.budget.Add(m.cacheBytes)
 	return m, nil
+}
+
+// ErrSpillDir is returned when the spill directory cannot take files.
+var ErrSpillDir = errors.New("cannot create spill files")
+
+// checkSpillDir creates and drops an unnamed file in dir ("": the
+// default temporary directory), as a spill would.
+func checkSpillDir(dir string) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := outfile.Temp(dir, ".btfstream-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%w: --tmpdir %s: %v; under a memory limit spills may go there (set --tmpdir or $TMPDIR, or --mem-limit 0)",
+			ErrSpillDir, dir, err)
+	}
+	return f.Close()
 }
 
 func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
