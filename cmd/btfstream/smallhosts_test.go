@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/btfstream/btfstream/btf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,58 @@ func TestInputNotRegular(t *testing.T) {
 		code, _, errOut := runWithin(t, 20*time.Second, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%q: exit %d, %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// The free-space check refuses only an output that cannot fit (less room
+// than its least size) and warns below the upper bound; the bound is
+// never below the real output (issue 19: a 4.5 MiB vmlinux BTF was
+// refused on an 8 MiB file system).
+func TestOutputSpace(t *testing.T) {
+	dir := t.TempDir()
+	var objs []string
+	for _, name := range []string{"point.o", "tagged.o", "point-btf.o"} {
+		src, err := os.ReadFile(filepath.Join("testdata", "corrupt", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := filepath.Join(dir, name)
+		os.WriteFile(obj, src, 0o644)
+		objs = append(objs, obj)
+	}
+	defer func(f func(string) (int64, error)) { freeSpace = f }(freeSpace)
+	for _, obj := range objs {
+		st, _ := os.Stat(obj)
+		out := obj + ".btf"
+		freeSpace = func(string) (int64, error) { return 1 << 40, nil }
+		if code, _, errOut := runCaptured("--btf_encode_detached", out, obj); code != 0 {
+			t.Fatalf("%s: exit %d, %s", obj, code, errOut)
+		}
+		got, _ := os.Stat(out)
+		if bound := outputBound(st.Size()); got.Size() > bound || got.Size() < btf.HeaderLen {
+			t.Errorf("%s: %d bytes of BTF outside [%d, %d]", obj, got.Size(), btf.HeaderLen, bound)
+		}
+		for _, c := range []struct {
+			free       int64
+			code       int
+			warn, fail bool
+		}{
+			{got.Size(), 0, true, false},        // fits exactly, below the bound: a warning
+			{btf.HeaderLen - 1, 1, false, true}, // cannot fit
+			{outputBound(st.Size()), 0, false, false},
+		} {
+			freeSpace = func(string) (int64, error) { return c.free, nil }
+			code, _, errOut := runCaptured("--btf_encode_detached", out, obj)
+			if code != c.code || strings.Contains(errOut, "warning: "+out+": ") != c.warn ||
+				strings.Contains(errOut, "the output needs at least") != c.fail {
+				t.Errorf("%s with %d bytes free: exit %d, %q", obj, c.free, code, errOut)
+			}
+		}
+		// In place: the output is a copy of the input without its old .BTF.
+		freeSpace = func(string) (int64, error) { return st.Size() - oldBTFSize(obj) - 1, nil }
+		if code, _, errOut := runCaptured(obj); code != 1 || !strings.Contains(errOut, obj+": ") || !strings.Contains(errOut, "needs at least") {
+			t.Errorf("%s in place, one byte short: exit %d, %q", obj, code, errOut)
 		}
 	}
 }
