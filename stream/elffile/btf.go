@@ -13,6 +13,9 @@ import (
 func ReadBTF(name string, r io.ReaderAt, size int64) ([]byte, error) {
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != "\x7fELF" {
+		if n < 2 || string(magic[:2]) != "\x9f\xeb" && string(magic[:2]) != "\xeb\x9f" {
+			return nil, notBTF(name, r)
+		}
 		raw, err := btf.ReadRaw(r)
 		if err != nil {
 			return nil, &Error{File: name, Err: err}
