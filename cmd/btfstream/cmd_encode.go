@@ -91,6 +91,9 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 			return fail(1, "--btf_base: %v", err)
 		}
 		opts.Base = base
+		if w := baseReleaseWarning(in, f.base); w != "" && !f.quiet {
+			fmt.Fprintf(stderr, "btfstream: warning: %s\n", w)
+		}
 	}
 	// pahole's btf__distill_base fails without a base; it only applies
 	// to ELF output (a detached file gets plain split BTF).

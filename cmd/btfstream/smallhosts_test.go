@@ -115,3 +115,33 @@ func TestOutputSpace(t *testing.T) {
 		}
 	}
 }
+
+// --btf_base of another kernel: the module's vermagic and the base's
+// banner differ, and the encoder warns (and still encodes); the same
+// release, a raw BTF base or a module without .modinfo: no warning.
+func TestBaseReleaseWarning(t *testing.T) {
+	dir := t.TempDir()
+	rel := func(name string) string { return filepath.Join("testdata", "release", name) }
+	base, raw := rel("base-7.2.0-test.o"), filepath.Join("testdata", "corrupt", "point.btf")
+	if got := moduleRelease(rel("mod-6.12.0-test.o")); got != "6.12.0-test" {
+		t.Errorf("moduleRelease = %q", got)
+	}
+	if got := vmlinuxRelease(base); got != "7.2.0-test" {
+		t.Errorf("vmlinuxRelease = %q", got)
+	}
+	for _, c := range []struct {
+		mod, base string
+		warn      bool
+	}{
+		{rel("mod-6.12.0-test.o"), base, true},
+		{rel("mod-7.2.0-test.o"), base, false},
+		{rel("mod-6.12.0-test.o"), raw, false},
+		{filepath.Join("testdata", "corrupt", "point.o"), base, false},
+	} {
+		code, _, errOut := runCaptured("--btf_encode_detached", filepath.Join(dir, "out.btf"), "--btf_base", c.base, c.mod)
+		want := "btfstream: warning: " + c.mod + " was built for kernel 6.12.0-test (vermagic), but --btf_base " + c.base + " is kernel 7.2.0-test"
+		if code != 0 || strings.Contains(errOut, want) != c.warn || !c.warn && errOut != "" {
+			t.Errorf("%s over %s: exit %d, %q; want warning %v", c.mod, c.base, code, errOut, c.warn)
+		}
+	}
+}
