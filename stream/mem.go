@@ -2,7 +2,10 @@ package stream
 
 // Memory plan of one encoding (EncodeOptions.MemLimit, issue 6).
 //
-// Everything large is accounted against one spill.Budget:
+// The limit is MemLimit, or with MemLimit 0 DefaultBudget: the tightest
+// limit the host puts on the process (cgroup, rlimits, RAM), found in one
+// place (hostmem.go). Everything large is accounted against one
+// spill.Budget:
 //
 //   - CU arenas in flight: the reader Acquires ArenaEstimate(unit length)
 //     before reading a unit's body and corrects it to the arena's footprint
@@ -356,8 +359,12 @@ func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
 	}
 	info, base := f.Info().Size, baseBytes(opts.Base)
 	if floor := memFloor(largest, info, base, 1); m.limit < floor {
-		return 0, fmt.Errorf("%w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
-			ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
+		what := "--mem-limit " + spill.FormatSize(m.limit)
+		if m.from != "--mem-limit" {
+			what = "the default budget, " + spill.FormatSize(m.limit) + " (" + m.from + "),"
+		}
+		return 0, fmt.Errorf("%w: %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
+			ErrMemLimit, what, largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
 	}
 	for jobs > 1 && memFloor(largest, info, base, jobs) > m.limit {
 		jobs--
