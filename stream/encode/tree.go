@@ -17,6 +17,9 @@ type encTree struct {
 	n    int
 	lang int64
 	name string
+	// producer: DW_AT_producer of the unit (pahole 1.32 judges clang's
+	// parameters differently).
+	producer string
 	// locPages: the location list pages this unit's parameters read last
 	// (a unit's lists are close together in the section).
 	locPages elffile.PageMemo
@@ -49,7 +52,8 @@ func (t *encTree) foreign(i int32, at dwarfread.Attr) {
 }
 
 func newEncTree(cu *dwarfread.CU) *encTree {
-	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name()}
+	prod, _ := cu.Root().AttrString(dwarf.AttrProducer)
+	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name(), producer: prod}
 }
 
 func (t *encTree) die(i int32) dwarfread.DIE { return t.cu.DIE(dwarfread.TagID(i)) }
