@@ -13,7 +13,8 @@ package stream
 //     cache the cgroup is charged for, a little slack above the budget);
 //   - RLIMIT_AS (ulimit -v), RLIMIT_DATA (ulimit -d): half of what the
 //     process has not mapped yet (VmSize, VmData), since the Go runtime
-//     reserves address space well beyond what it touches;
+//     reserves address space well beyond what it touches (on 32-bit its
+//     heap reservation counts as room: reservedRoom);
 //   - physical RAM: half of it;
 //   - never more than 1 GiB, which every input here fits in.
 //
@@ -28,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // HostBudget is the default budget and the limit that set it.
@@ -75,8 +77,9 @@ const noLimit = 1 << 62
 // hostProbe is where the limits are read: root prefixes /proc and /sys
 // paths (tests use a fake tree), rlimit returns a resource's soft limit.
 type hostProbe struct {
-	root   string
-	rlimit func(resource int) uint64
+	root    string
+	rlimit  func(resource int) uint64
+	ptrSize int // 4 on 32-bit hosts (reservedRoom)
 }
 
 var (
@@ -87,7 +90,9 @@ var (
 // DefaultBudget is the budget EncodeOptions.MemLimit 0 means here, found
 // once per process.
 func DefaultBudget() HostBudget {
-	hostOnce.Do(func() { hostBudget = hostProbe{root: "/", rlimit: getrlimit}.budget() })
+	hostOnce.Do(func() {
+		hostBudget = hostProbe{root: "/", rlimit: getrlimit, ptrSize: int(unsafe.Sizeof(uintptr(0)))}.budget()
+	})
 	return hostBudget
 }
 
@@ -111,12 +116,18 @@ func (p hostProbe) limits() []HostBudget {
 		add(c.From, c.Limit, c.Limit/4*3)
 	}
 	status := p.read("proc/self/status")
+	// A 32-bit Go runtime reserves its heap's address space up front (128
+	// or 512 MiB, as the limit allows): that reservation is room, not use.
+	heapReserved := int64(0)
+	if p.ptrSize == 4 {
+		heapReserved = p.reservedRoom()
+	}
 	for _, r := range []struct {
 		name, mapped string
 		resource     int
 	}{{"RLIMIT_AS", "VmSize:", syscall.RLIMIT_AS}, {"RLIMIT_DATA", "VmData:", syscall.RLIMIT_DATA}} {
 		if v := p.rlimit(r.resource); v < noLimit {
-			add(r.name, int64(v), (int64(v)-kBField(status, r.mapped))/2)
+			add(r.name, int64(v), (int64(v)-kBField(status, r.mapped)+heapReserved)/2)
 		}
 	}
 	if ram := kBField(p.read("proc/meminfo"), "MemTotal:"); ram > 0 {
@@ -131,6 +142,28 @@ func (p hostProbe) budget() HostBudget {
 	for _, l := range p.limits() {
 		if l.Budget < best.Budget {
 			best = l
+		}
+	}
+	return best
+}
+
+// reservedRoom is the largest anonymous PROT_NONE mapping in
+// /proc/self/maps ("a000-b000 ---p 00000000 00:00 0"): on 32-bit, the
+// runtime's heap reservation. (On 64-bit the large ones are the
+// runtime's sparse tables, never filled: they count as used.)
+func (p hostProbe) reservedRoom() int64 {
+	var best int64
+	sc := bufio.NewScanner(bytes.NewReader(p.read("proc/self/maps")))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 5 || f[1] != "---p" {
+			continue
+		}
+		lo, hi, ok := strings.Cut(f[0], "-")
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		if ok && err1 == nil && err2 == nil && b > a && int64(b-a) > best {
+			best = int64(b - a)
 		}
 	}
 	return best

@@ -27,6 +27,7 @@ func TestHostBudget(t *testing.T) {
 		rlim   map[int]uint64
 		budget int64
 		from   string
+		ptr4   bool
 	}{
 		{name: "RAM only", files: map[string]string{"proc/meminfo": "MemTotal:     1048576 kB\n"},
 			budget: 512 * mib, from: "RAM"},
@@ -81,6 +82,17 @@ func TestHostBudget(t *testing.T) {
 		{name: "RLIMIT_DATA less VmData", files: map[string]string{
 			"proc/self/status": "VmSize:\t  204800 kB\nVmData:\t   10240 kB\n",
 		}, rlim: map[int]uint64{syscall.RLIMIT_AS: 2000 * mib, syscall.RLIMIT_DATA: 110 * mib}, budget: 50 * mib, from: "RLIMIT_DATA"},
+		{name: "32-bit: the heap reservation is room", ptr4: true, files: map[string]string{
+			"proc/self/status": "VmSize:\t  174080 kB\n",
+			"proc/self/maps": "08048000-08800000 r-xp 00000000 08:01 123 /usr/bin/btfstream\n" +
+				"40000000-48000000 ---p 00000000 00:00 0\n" + // 128 MiB reserved heap
+				"48000000-48400000 rw-p 00000000 00:00 0\n" +
+				"f7000000-f7100000 ---p 00000000 00:00 0\n",
+		}, rlim: map[int]uint64{syscall.RLIMIT_AS: 192 * mib}, budget: (192*mib - 170*mib + 128*mib) / 2, from: "RLIMIT_AS"},
+		{name: "64-bit: reservations are used", files: map[string]string{
+			"proc/self/status": "VmSize:\t  174080 kB\n",
+			"proc/self/maps":   "40000000-48000000 ---p 00000000 00:00 0\n",
+		}, rlim: map[int]uint64{syscall.RLIMIT_AS: 192 * mib}, budget: 11 * mib, from: "RLIMIT_AS"},
 		{name: "rlimit below what is mapped", files: map[string]string{
 			"proc/self/status": "VmSize:\t  204800 kB\n",
 		}, rlim: map[int]uint64{syscall.RLIMIT_AS: 100 * mib}, budget: minBudget, from: "RLIMIT_AS"},
@@ -96,12 +108,15 @@ func TestHostBudget(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p := hostProbe{root: root, rlimit: func(r int) uint64 {
+			p := hostProbe{root: root, ptrSize: 8, rlimit: func(r int) uint64 {
 				if v, ok := c.rlim[r]; ok {
 					return v
 				}
 				return ^uint64(0)
 			}}
+			if c.ptr4 {
+				p.ptrSize = 4
+			}
 			got := p.budget()
 			if got.Budget != c.budget || got.From != c.from {
 				t.Errorf("budget %d from %q (%s), want %d from %q", got.Budget, got.From, got, c.budget, c.from)
