@@ -12,7 +12,11 @@
 # kbuild's flags: unlimited one by one, then all four at once in one
 # 256 MiB cgroup: all must succeed, identical. With PAHOLE set (pahole
 # 1.32), pahole on the vmlinux in a 256 MiB cgroup is recorded, not
-# judged. Prints one line per run: what, limit, budget, peak RSS, wall,
+# judged. With BTFSTREAM_386 (a GOARCH=386 build) and BTFSTREAM_STATIC (a
+# static amd64 build: go build -tags netgo,osusergo), each vmlinux is also
+# encoded at -j4 under ulimit -v 1 GiB (386) and 800 MiB (static amd64,
+# the smallest README.md documents): identical to the unlimited run.
+# Prints one line per run: what, limit, budget, peak RSS, wall,
 # identical. Exit 1 on any failure or difference.
 set -u
 BIN=$1
@@ -76,6 +80,13 @@ for V in "$@"; do
 	timed "$tag cgroup" 64M "$d" "$OUT/$tag.cg64.btf" "$base" "$BIN" --summary --btf_encode_detached "$OUT/$tag.cg64.btf" "$V"
 	[ "$same" = yes ] || fail=1
 	rmdir "$d"
+	for b in "${BTFSTREAM_386:-}:1024" "${BTFSTREAM_STATIC:-}:800"; do
+		bin=${b%:*} mib=${b##*:}
+		[ -n "$bin" ] || continue
+		timed "$tag $(basename "$bin") -j4" "v${mib}M" "" "$OUT/$tag.ulimit.btf" "$base" \
+			prlimit --as=$((mib << 20)) "$bin" --summary -j4 --btf_encode_detached "$OUT/$tag.ulimit.btf" "$V"
+		[ "$same" = yes ] || fail=1
+	done
 	if [ -n "${PAHOLE:-}" ]; then
 		d=$(cgroup_make "$CG.p256" $((256 << 20)))
 		timed "$tag pahole(recorded)" 256M "$d" "$OUT/$tag.pahole.btf" "" "$PAHOLE" -J -j1 \
