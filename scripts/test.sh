@@ -26,12 +26,17 @@
 #   arm      GOARCH=arm go test -short under qemu-arm
 #   hosts    scripts/hosts-check.sh: the 6.12 and 7.2 vmlinux and their
 #            xfs.ko encoded by amd64, 386 and arm (qemu-arm) builds give
-#            the same bytes (~HOSTSMIN min)
+#            the same bytes
+#   smallhosts scripts/smallhosts-check.sh: no memory flag in a 64 MiB
+#            memory cgroup, four modules at once in 256 MiB, the 386 and
+#            static builds under ulimit -v: identical outputs (needs root
+#            and a writable memory cgroup, v1 or v2)
 #   e2e      the end-to-end tests against the reference pahole 1.32 on
 #            the four kernels, and against the 7.2 kernel's own .BTF
 #            (package e2e; BTFSTREAM_E2E_TIMEOUT, default 30m)
 #   kbuild   scripts/kbuild-check.sh: kernels and modules built with
-#            PAHOLE=btfstream, compared with pahole 1.32, booted under qemu
+#            PAHOLE=btfstream (6.12 with gcc and with LLVM=1, 7.2 with
+#            gcc), compared with pahole 1.32, booted under qemu
 #
 # Each go test step is read by scripts/testreport, which prints failures,
 # skip reasons and how many tests ran, passed, failed and skipped; the end
@@ -90,7 +95,8 @@ llvm-dwarfdump:llvm gcc:gcc arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
 s390x-linux-gnu-gcc:gcc-s390x-linux-gnu readelf:binutils objcopy:binutils
 as:binutils dpkg-deb:dpkg /usr/bin/time:time"
 setup() {
-  pkgs="libdw1 libelf1 libc6-dev"
+  # libbpf-dev: dedup's differential test against libbpf (TestDedupLikeLibbpf).
+  pkgs="libdw1 libelf1 libc6-dev libbpf-dev"
   for pair in $tools; do pkgs="$pkgs ${pair#*:}"; done
   ok=true
   # shellcheck disable=SC2086
@@ -155,6 +161,17 @@ step 386 gotest 386 GOARCH=386 BTFSTREAM_KERNEL="$k612" -- -count=1 -timeout 20m
 step arm gotest arm GOARCH=arm GOARM=7 -- -count=1 -short -timeout 20m -exec qemu-arm $unit
 # hosts-check.sh fails on a kernel it cannot read, so a missing one fails the step.
 step hosts sh "$root/scripts/hosts-check.sh" "${k612:-/missing/6.12-vmlinux}" "${k72:-/missing/7.2-vmlinux}"
+# smallhosts-check.sh (issue 19): no memory flag in a 64 MiB memory cgroup,
+# four module encodes in one 256 MiB cgroup, and the 386 and static amd64
+# builds under ulimit -v; every output identical to an unlimited run.
+smallhosts() {
+  go build -o "$tmp/bs-amd64" ./cmd/btfstream &&
+    GOARCH=386 CGO_ENABLED=0 go build -o "$tmp/bs-386" ./cmd/btfstream &&
+    go build -tags netgo,osusergo -o "$tmp/bs-static" ./cmd/btfstream || return 1
+  BTFSTREAM_386="$tmp/bs-386" BTFSTREAM_STATIC="$tmp/bs-static" PAHOLE="$(shared_dir)/reference/pahole-1.32/pahole" \
+    sh "$root/scripts/smallhosts-check.sh" "$tmp/bs-amd64" "${k612:-/missing/6.12-vmlinux}" "${k72:-/missing/7.2-vmlinux}"
+}
+step smallhosts smallhosts
 step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k72" BTFSTREAM_ELF_WRITE=1 -- \
   -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-30m}" -v ./e2e/
 
