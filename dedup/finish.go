@@ -252,6 +252,13 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			baseTo[k] = v
 		}
 	}
+	// Base references over those FWDs are copied (basecopy.go), once.
+	var copies []uint32
+	var cpos map[uint32]uint32
+	if !d.baseCopied {
+		copies, cpos = d.baseCopies(old, baseTo)
+		d.baseCopied = copies != nil
+	}
 	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
@@ -277,11 +284,15 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			next++
 		}
 	}
+	copyAt := next // the copies follow the old table's types
 	var mapID func(c uint32) uint32
 	mapID = func(c uint32) uint32 {
 		if c < first {
 			if v, ok := baseTo[c]; ok {
 				return mapID(v)
+			}
+			if p, ok := cpos[c]; ok {
+				return copyAt + p
 			}
 			return c
 		}
@@ -304,6 +315,12 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		id := btf.TypeID(first + uint32(i))
 		t := old.Type(id)
 		w := st.add(t, old.Extra(id))
+		mapWords(&t, w, mapID, nil)
+		st.types[len(st.types)-1] = t
+	}
+	for _, c := range copies {
+		t := d.base.Type(btf.TypeID(c))
+		w := st.add(t, d.base.Extra(btf.TypeID(c)))
 		mapWords(&t, w, mapID, nil)
 		st.types[len(st.types)-1] = t
 	}
@@ -458,6 +475,11 @@ func (d *Incremental) refsResolvedBaseFwd() bool {
 	}
 	if n == 0 {
 		return false
+	}
+	if !d.baseCopied {
+		if c, _ := d.baseCopies(d.table, d.fwdTo); c != nil {
+			return true
+		}
 	}
 	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
 		t, w := d.table.Type(id), d.table.Extra(id)
