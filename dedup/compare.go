@@ -86,30 +86,69 @@ func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	return c, nil
 }
 
-// Equal reports whether A and B hold the same multiset of types.
+// Equal reports whether A and B hold the same multiset of types. With a
+// base, a type of A or B identical to a base type (a copy of it, as
+// libbpf 1.7 leaves in modules: see BaseCopies) is that base type, on
+// both sides: it counts for neither, so equal means the same graph over
+// the base, with or without such copies.
 func (c *Comparison) Equal() bool {
-	for _, d := range c.delta {
-		if d != 0 {
+	for k, d := range c.delta {
+		if d != 0 && !c.isBase(uint32(k)) {
 			return false
 		}
 	}
 	return true
 }
 
+// isBase reports whether class k is that of a base type.
+func (c *Comparison) isBase(k uint32) bool { return k >= c.n }
+
+// BaseCopies returns how many types of A and of B are identical to a base
+// type (0 and 0 without a base).
+func (c *Comparison) BaseCopies() (a, b int) {
+	for _, k := range c.classA {
+		if c.isBase(k) {
+			a++
+		}
+	}
+	for _, k := range c.classB {
+		if c.isBase(k) {
+			b++
+		}
+	}
+	return a, b
+}
+
+// BaseCopiesOf returns the types of A (side 0) or B (side 1) identical to
+// a base type, with the base type each is a copy of.
+func (c *Comparison) BaseCopiesOf(side int) (ids, of []btf.TypeID) {
+	s, cl := c.A, c.classA
+	if side == 1 {
+		s, cl = c.B, c.classB
+	}
+	for i, k := range cl {
+		if c.isBase(k) {
+			ids = append(ids, s.FirstID()+btf.TypeID(i))
+			of = append(of, btf.TypeID(k-c.n))
+		}
+	}
+	return ids, of
+}
+
 // Unmatched returns the types of A and of B that have no counterpart on
 // the other side (for a class with n more members in A, its last n A
-// members; likewise for B).
+// members; likewise for B). Copies of base types are never unmatched.
 func (c *Comparison) Unmatched() (onlyA, onlyB []btf.TypeID) {
 	left := make([]int32, len(c.delta))
 	copy(left, c.delta)
 	for i := len(c.classA) - 1; i >= 0; i-- {
-		if k := c.classA[i]; left[k] > 0 {
+		if k := c.classA[i]; left[k] > 0 && !c.isBase(k) {
 			left[k]--
 			onlyA = append(onlyA, c.A.FirstID()+btf.TypeID(i))
 		}
 	}
 	for i := len(c.classB) - 1; i >= 0; i-- {
-		if k := c.classB[i]; left[k] < 0 {
+		if k := c.classB[i]; left[k] < 0 && !c.isBase(k) {
 			left[k]++
 			onlyB = append(onlyB, c.B.FirstID()+btf.TypeID(i))
 		}
