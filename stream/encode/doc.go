@@ -14,7 +14,7 @@
 // Encoder is shared and read-only; each goroutine has its own Worker. The
 // rules are pahole's, file by file:
 //
-//   - types.go: type DIEs to BTF kinds (arrays flattened, bitfields,
+//   - types.go: type DIEs to BTF kinds (arrays nested per dimension, bitfields,
 //     enums and ENUM64, FLOAT, FWD, TYPE_TAG chains), the index type;
 //   - funcs.go, params.go, packed.go: which functions are saved and the
 //     verdicts the merger needs (parameters in unexpected registers from

@@ -6,10 +6,10 @@ package encode
 //   - Types: a unit's type DIEs are numbered in dwarf_loader's order (a
 //     type's nested types, such as anonymous members' types, pointer type
 //     tags and types declared in function bodies, come before it), and each
-//     becomes one BTF type in a batch. Arrays of several dimensions become
-//     ONE ARRAY whose nelems is the product of the dimensions; the index
-//     type is the first unit's "int" (or an "int" appended after the first
-//     unit that needs one). Enums with no byte size are 4 bytes; an enum
+//     becomes one BTF type in a batch, except an array of n dimensions: n
+//     nested ARRAYs, innermost first (pahole 1.32; 1.31 wrote one ARRAY of
+//     the dimensions' product); the index type is the first unit's "int"
+//     (or an "int" appended after the first unit that needs one). Enums with no byte size are 4 bytes; an enum
 //     declaration is an empty ENUM, a struct/union declaration a FWD.
 //     DW_TAG_unspecified_type becomes void; C++ references, _Atomic and
 //     pointers to members are errors, as in pahole.

@@ -46,6 +46,7 @@ type cuConv struct {
 	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
 	words   []uint32   // scratch: one type's extra words
+	dims    []uint32   // scratch: one array's dimensions (arrayDims)
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -188,12 +189,19 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 // and drops AddedInt, when an earlier unit provided the index type. They
 // are listed in c.index.Arrays.
 func (c *cuConv) emit() error {
-	first := c.out.NextID()
-	c.out.Grow(len(c.order)+1, 0)
-	for k, i := range c.order {
-		c.idOf[i] = first + btf.TypeID(k)
+	// A node is one BTF type, except an array of n > 1 dimensions: n
+	// ARRAYs, innermost first, the node's id being the outermost's.
+	next := c.out.NextID()
+	for _, i := range c.order {
+		n := btf.TypeID(1)
+		if c.t.tag(i) == dwarf.TagArrayType {
+			n = btf.TypeID(max(len(c.arrayDims(i)), 1))
+		}
+		next += n
+		c.idOf[i] = next - 1
 	}
-	c.indexID = first + btf.TypeID(len(c.order)) // where AddedInt would go
+	c.out.Grow(int(next-c.out.NextID())+1, 0)
+	c.indexID = next // where AddedInt would go
 	for _, i := range c.order {
 		if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
 			c.index.LocalInt = c.idOf[i]
@@ -259,9 +267,7 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 		}
 		return c.emitStruct(i, union, strs)
 	case dwarf.TagArrayType:
-		id := c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
-			uint32(c.typeOf(i)), uint32(c.indexID), c.arrayElems(i))
-		c.index.Arrays = append(c.index.Arrays, id)
+		c.emitArray(i)
 	case dwarf.TagEnumerationType:
 		return c.emitEnum(i, strs)
 	case dwarf.TagSubroutineType:
@@ -317,18 +323,50 @@ func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
 	return nil
 }
 
-// arrayElems is the product of all dimensions (pahole flattens
-// multi-dimensional arrays into one ARRAY).
-func (c *cuConv) arrayElems(i int32) uint32 {
+// maxArrayDims is how many dimensions pahole's dwarf_loader reads
+// (die__create_new_array); later subranges are ignored.
+const maxArrayDims = 64
+
+// arrayDims lists the dimensions of array node i, outermost first, in
+// c.dims (valid until the next call).
+func (c *cuConv) arrayDims(i int32) []uint32 {
 	t := c.t
-	n := uint32(1)
+	dims := c.dims[:0]
 	t.children(i, func(s int32) {
-		if t.tag(s) != dwarf.TagSubrangeType {
+		if t.tag(s) != dwarf.TagSubrangeType || len(dims) == maxArrayDims {
 			return
 		}
-		n *= uint32(t.subrangeCount(s))
+		dims = append(dims, uint32(t.subrangeCount(s)))
 	})
+	c.dims = dims
+	return dims
+}
+
+// arrayElems is the product of array node i's dimensions (1 if it has
+// none), pahole's array_type__nelems, for the array's size.
+func (c *cuConv) arrayElems(i int32) uint32 {
+	n := uint32(1)
+	for _, d := range c.arrayDims(i) {
+		n *= d
+	}
 	return n
+}
+
+// emitArray appends array node i as pahole 1.32 does (4dce86c3): one
+// ARRAY per dimension, nested, innermost first (int a[5][2][4] is
+// ARRAY(5) of ARRAY(2) of ARRAY(4) of int), so the last one is the
+// node's; an array with no subrange is one ARRAY of 0 elements.
+func (c *cuConv) emitArray(i int32) {
+	dims := c.arrayDims(i)
+	elem := c.typeOf(i)
+	if len(dims) == 0 {
+		dims = append(dims, 0)
+	}
+	for k := len(dims) - 1; k >= 0; k-- {
+		elem = c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
+			uint32(elem), uint32(c.indexID), dims[k])
+		c.index.Arrays = append(c.index.Arrays, elem)
+	}
 }
 
 // subrangeCount is pahole's attr_upper_bound: upper_bound+1, else count,

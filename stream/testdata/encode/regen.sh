@@ -6,7 +6,7 @@
 #
 # For each target it compiles the C sources of this folder (no #include, so
 # no C library is needed) into golden/TARGET/NAME.o, runs the reference
-# pahole 1.31 on each object and keeps its raw BTF (NAME.VARIANT.btf) and
+# pahole 1.32 on each object and keeps its raw BTF (NAME.VARIANT.btf) and
 # bpftool's raw dump of it (NAME.VARIANT.dump). The Go test
 # (TestEncodeGolden) encodes each committed object and compares its dump with
 # NAME.VARIANT.dump; it needs none of these tools.
@@ -27,7 +27,7 @@
 # pahole also gets reproducible_build, as Debian's builds pass it; btfstream's
 # output never depends on -j.
 #
-# Environment: PAHOLE (default shared/reference/pahole-1.31/pahole, where
+# Environment: PAHOLE (default shared/reference/pahole-1.32/pahole, where
 # shared/ is BTFSTREAM_SHARED or the first of ../shared and ../../shared from
 # the repository root: a clone or a worktree beside it), BPFTOOL (default
 # bpftool).
@@ -39,11 +39,11 @@ shared=${BTFSTREAM_SHARED:-}
 [ -n "$shared" ] || for d in "$root/../shared" "$root/../../shared"; do
   [ -d "$d/reference" ] && { shared=$d; break; }
 done
-pahole=${PAHOLE:-$shared/reference/pahole-1.31/pahole}
+pahole=${PAHOLE:-$shared/reference/pahole-1.32/pahole}
 bpftool=${BPFTOOL:-bpftool}
 PATH=$PATH:/usr/sbin:/sbin
 
-"$pahole" --version | grep -qx 'v1.31' || { echo "regen.sh: $pahole is not pahole v1.31" >&2; exit 1; }
+"$pahole" --version | grep -qx 'v1.32' || { echo "regen.sh: $pahole is not pahole v1.32" >&2; exit 1; }
 command -v "$bpftool" >/dev/null || { echo "regen.sh: bpftool not found (apt-get install bpftool)" >&2; exit 1; }
 
 kbuild=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
@@ -96,7 +96,7 @@ for target in amd64 i386 arm s390x; do
     echo "$target: $(${gcc%% *} --version | head -n 1) [$gcc]"
     echo "$target: $(${clang%% *} --version | head -n 1) [$clang]"
   } >> "$versions"
-  for src in types funcs layout; do
+  for src in types funcs layout arrays; do
     cc_obj "$tmp/$src.o" "$src.c" $gcc
     encode "$tmp/$src.o" "$src" "$dir" kbuild global_var
   done
