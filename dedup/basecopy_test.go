@@ -108,3 +108,57 @@ func TestBaseCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptCopiesFold: libbpf keeps the first module struct whose check
+// reaches a base FWD opposite the module's definition (rcuwait in sctp.ko,
+// before task_struct and net); once the FWD stands for that definition,
+// everything under the kept struct folds onto the base, so it is a copy
+// of the base's. Finish folds it: a module never holds a type identical
+// to a base type.
+func TestKeptCopiesFold(t *testing.T) {
+	bb := newBuilder(btf.NewSpec(), nil)
+	bb.Int("int", "int", 4)
+	bb.Fwd("fmib", "mib", false)
+	bb.Ptr("pmib", "fmib")
+	bb.Struct("net", "net", 8, "m:pmib@0")
+	bb.Ptr("pnet", "net")
+	bb.Struct("task", "task", 8, "n:pnet@0")
+	bb.Ptr("ptask", "task")
+	bb.Struct("rcuwait", "rcuwait", 8, "t:ptask@0")
+	base := bb.done()
+
+	d, err := NewIncremental(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder(d.NewBatch(), nil)
+	b.Struct("rcuwait", "rcuwait", 8, "t:ptask@0")
+	b.Ptr("ptask", "task")
+	b.Struct("task", "task", 8, "n:pnet@0")
+	b.Ptr("pnet", "net")
+	b.Struct("net", "net", 8, "m:pmib@0")
+	b.Ptr("pmib", "mib")
+	b.Struct("mib", "mib", 4, "x:int@0")
+	b.Int("int", "int", 4)
+	if _, err := d.AddBatch(b.done()); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.kept) == 0 {
+		t.Fatal("rcuwait was not kept apart: the test proves nothing")
+	}
+	out, _, err := d.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(out, btf.NewSplitSpec(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.BaseCopies(); n != 0 {
+		t.Errorf("%d module types identical to base types:\n%s", n, dumpAll(out))
+	}
+	// What stays: mib and the pointer to it (the base has neither).
+	if out.Len() != 2 {
+		t.Errorf("module has %d types, want 2 (mib, its pointer):\n%s", out.Len(), dumpAll(out))
+	}
+}

@@ -465,6 +465,22 @@
 // equal to pahole 1.31 (tipc_bearer, nfs_io_completion, nfs_subversion,
 // uverbs_api_object, kvm_x86_ops's members).
 //
+// # Modules: no copies of base types
+//
+// A kept struct can come out identical to a base type: rcuwait in sctp.ko
+// is kept because its check reached the base's FWD sctp_mib opposite the
+// module's definition, but once that FWD stands for the definition,
+// everything below rcuwait folds onto the base, and the kept copy equals
+// the base's rcuwait. libbpf (pahole 1.31) leaves such copies; libbpf 1.7
+// (Debian's pahole 1.32) leaves many more (every typedef and what refers
+// to one: NOTES.md). btfstream folds them: when a split table has kept
+// types, Finish's last rebuild deduplicates it by identity alone (no FWD
+// resolution, nothing kept apart), which folds every table type identical
+// to a base type onto it and leaves the rest as it was (identity is finer
+// than the FWD-aware equivalence the table is already minimal under).
+// Compare (btfstream diff --base) treats a copy of a base type as that
+// type, so a module with copies equals one without.
+//
 // # Whole inputs: chunks
 //
 // Dedup(s) and DedupStream (the same, reading types from a Source twice

@@ -67,6 +67,19 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 			total.IDs[i] = r.Map(id)
 		}
 	}
+	if d.base != nil && len(d.kept) > 0 {
+		// Kept module types that came out identical to base types fold
+		// (see the package documentation, "Modules: no copies of base types").
+		d.pure = true
+		r, err := d.rebuild(make([]uint32, d.table.Len()))
+		d.pure = false
+		if err != nil {
+			return nil, Remap{}, err
+		}
+		for i, id := range total.IDs {
+			total.IDs[i] = r.Map(id)
+		}
+	}
 	d.done = true
 	return d.output(), total, nil
 }
@@ -255,7 +268,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	// Base references over those FWDs are copied (basecopy.go), once.
 	var copies []uint32
 	var cpos map[uint32]uint32
-	if !d.baseCopied {
+	if !d.baseCopied && !d.pure {
 		copies, cpos = d.baseCopies(old, baseTo)
 		d.baseCopied = copies != nil
 	}
@@ -308,6 +321,10 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		return d.rebuildChunked(old, target, mapID)
 	}
 	st := d.batch(first, old.Strings())
+	if d.pure {
+		st.fwdOK = false
+		d.kept = nil
+	}
 	for i, tg := range target {
 		if tg != 0 {
 			continue
