@@ -17,12 +17,18 @@ func dump(args []string, out io.Writer) int {
 	noValidate := fs.Bool("no-validate", false, "print the types even if the BTF is invalid")
 	fs.Bool("validate", true, "check the BTF against the kernel verifier's rules (the default)")
 	fs.MarkHidden("validate")
-	if code, ok := parseOperands(fs, "dump", "btfstream dump FILE [--base BASE] [--no-validate]", args, "FILE"); !ok {
+	header := fs.Bool("header", false, "print the header first (the kernel verifier log's lines) and the layout section's entries;\nbpftool prints neither")
+	if code, ok := parseOperands(fs, "dump", "btfstream dump FILE [--base BASE] [--no-validate] [--header]", args, "FILE"); !ok {
 		return code
 	}
 	spec, err := loadDumpInput(fs.Arg(0), *base, !*noValidate)
 	if err != nil {
 		return fail(1, "dump: %v", err)
+	}
+	if *header {
+		if err := spec.DumpHeader(out); err != nil {
+			return fail(1, "dump: %v", err)
+		}
 	}
 	if err := spec.Dump(out); err != nil {
 		return fail(1, "dump: %v", err)

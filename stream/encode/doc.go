@@ -15,7 +15,10 @@
 // rules are pahole's, file by file:
 //
 //   - types.go: type DIEs to BTF kinds (arrays nested per dimension, bitfields,
-//     enums and ENUM64, FLOAT, FWD, TYPE_TAG chains), the index type;
+//     enums and ENUM64, FLOAT, FWD), the index type;
+//   - annot.go: btf_type_tag (TYPE_TAG chains) and btf_decl_tag (DECL_TAG)
+//     annotations, as LLVM (child DIEs) and GCC 16 (DW_AT_GNU_annotation
+//     chains) write them;
 //   - funcs.go, params.go, packed.go: which functions are saved and the
 //     verdicts the merger needs (parameters in unexpected registers from
 //     DW_AT_location lists, uncertain stack locations of packed structs);

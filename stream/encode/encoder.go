@@ -180,5 +180,8 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 			return nil, err
 		}
 	}
+	if t.foreignErr != nil {
+		return nil, t.foreignErr
+	}
 	return b, nil
 }

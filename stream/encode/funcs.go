@@ -141,7 +141,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			case dwarf.TagUnspecifiedParameters:
 				unspec = true
 				return
-			case tagLLVMAnnotation:
+			case tagLLVMAnnotation, tagGNUAnnotation:
 				fc.annot(t, p, -1, &st, strs)
 				return
 			case dwarf.TagFormalParameter:
@@ -170,8 +170,10 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			}
 			st.Params = append(st.Params, FuncParam{strs.Append(pn), typ})
 			t.children(p, func(a int32) { fc.annot(t, a, idx, &st, strs) })
+			t.annotChain(p, func(a int32) bool { fc.annot(t, a, idx, &st, strs); return true })
 			idx++
 		})
+		t.annotChain(f, func(a int32) bool { fc.annot(t, a, -1, &st, strs); return true })
 		if !ok {
 			continue
 		}
@@ -186,7 +188,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 }
 
 func (fc *funcCtx) annot(t *encTree, a int32, comp int32, st *FuncState, strs *btf.Strings) {
-	if !fc.declTags || t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
+	if !fc.declTags || !isAnnotation(t.tag(a)) || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
 	st.Annots = append(st.Annots, FuncAnnot{strs.Append(t.str(a, dwarf.AttrConstValue)), comp})

@@ -63,8 +63,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	off, ok := at.DebugStrOffset()
 	if !ok || c.names == nil || off >= 1<<32-1 {
-		s, _ := at.String()
-		return strs.Append(s)
+		return strs.Append(c.t.str(i, dwarf.AttrName))
 	}
 	key := uint32(off) + 1
 	nc := c.names

@@ -19,6 +19,8 @@
 #   arm    arm-linux-gnueabihf-gcc   clang --target=arm-linux-gnueabihf
 #   s390x  s390x-linux-gnu-gcc       clang --target=s390x-linux-gnu
 # multi.o is multi_a.c and multi_b.c linked with -r: two units in one file.
+# gnu_annot.s and dwarf_misc.s are DWARF written by hand (what each tests is
+# at their top), assembled for amd64 only.
 #
 # Variants (the --btf_features given to pahole; the test maps the same
 # names to the same lists):
@@ -106,5 +108,17 @@ for target in amd64 i386 arm s390x; do
   cc_obj "$tmp/multi_b.o" multi_b.c $gcc
   $gcc -r -nostdlib -o "$tmp/multi.o" "$tmp/multi_a.o" "$tmp/multi_b.o"
   encode "$tmp/multi.o" multi "$dir" kbuild global_var
+  if [ "$target" = amd64 ]; then
+    # DWARF no compiler here writes (GCC 16's annotations, LLVM's merged
+    # globals, ...), written by hand for x86_64.
+    for src in gnu_annot dwarf_misc; do
+      (cd "$here" && gcc -c -o "$tmp/$src.o" "$src.s")
+      encode "$tmp/$src.o" "$src" "$dir" kbuild global_var
+    done
+    # No pahole for these: it loops on the first, reads the second as one unit.
+    for src in annot_cycle foreign_ref; do
+      (cd "$here" && gcc -c -o "$dir/$src.o" "$src.s")
+    done
+  fi
 done
 echo "regen.sh: wrote $(find "$out" -name '*.o' | wc -l) objects and $(find "$out" -name '*.dump' | wc -l) dumps under $out" >&2
