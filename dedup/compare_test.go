@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -49,6 +50,16 @@ func TestCompareBaseCopies(t *testing.T) {
 			b.Typedef("u8", "__u8", "base.int")
 			b.Typedef("u8b", "__u8", "base.int")
 		}, plain, true, 2, 0, 0},
+		{"twins through a copy: one struct over the copy, one over the base", func(b *builder) {
+			plain(b)
+			b.Typedef("u8", "__u8", "base.int")
+			b.Ptr("pu8", "u8")
+			b.Struct("m2a", "m2", 8, "a:pu8@0")
+			b.Struct("m2b", "m2", 8, "a:base.pu8@0")
+		}, func(b *builder) {
+			plain(b)
+			b.Struct("m2", "m2", 8, "a:base.pu8@0")
+		}, true, 2, 0, 0},
 		{"a typedef that is no copy (other target)", func(b *builder) {
 			plain(b)
 			b.Typedef("u8", "__u8", "x")
@@ -73,6 +84,9 @@ func TestCompareBaseCopies(t *testing.T) {
 		if c.Equal() != tc.equal || ca != tc.copiesA || cb != 0 || len(ua) != tc.unmatchedA || len(ub) != tc.unmatchedB {
 			t.Errorf("%s: equal %v, copies %d/%d, unmatched %d/%d; want %v, %d/0, %d/%d",
 				tc.name, c.Equal(), ca, cb, len(ua), len(ub), tc.equal, tc.copiesA, tc.unmatchedA, tc.unmatchedB)
+		}
+		if da, db := c.Duplicates(); db != 0 || (da == 1) != strings.HasPrefix(tc.name, "twins") {
+			t.Errorf("%s: duplicates %d/%d", tc.name, da, db)
 		}
 		if ids, of := c.BaseCopiesOf(0); len(ids) != ca || len(of) != ca {
 			t.Errorf("%s: BaseCopiesOf lists %d, BaseCopies says %d", tc.name, len(ids), ca)

@@ -58,6 +58,9 @@ func diffReport(w io.Writer, a, b *btf.Spec, maxShown int) int {
 		fmt.Fprintf(w, "base copies (types identical to a base type; each counts as that type): A %d%s, B %d%s\n",
 			ca, copyKinds(c, 0), cb, copyKinds(c, 1))
 	}
+	if da, db := c.Duplicates(); da+db > 0 {
+		fmt.Fprintf(w, "twins (types identical to another of their side, one node of the graph): A %d, B %d\n", da, db)
+	}
 	if c.Equal() {
 		fmt.Fprintln(w, "equal")
 		return 0
