@@ -30,9 +30,18 @@
 //     which Validate's header check calls) and DumpHeader.
 //   - load.go: ReadRaw, raw BTF read through an io.ReaderAt, just its
 //     header and the bytes its sections span.
-//   - validate.go, resolve.go: Validate, a port of the kernel verifier's
-//     rules (kernel/bpf/btf.c) with errors like
+//   - structure.go: CheckStructure, the format's own checks (header
+//     sections, string section, each type record's kind, length, string
+//     offsets and type ids: what libbpf's btf_sanity_check relies on),
+//     one function per part of the file. Every tool refuses BTF that
+//     fails them.
+//   - validate.go, resolve.go: Validate, CheckStructure and then a port of
+//     the kernel verifier's rules (kernel/bpf/btf.c) with errors like
 //     `type [42] STRUCT 'foo': member 'bar' offset 9000 beyond size 16`.
+//     The encoder checks its output with them and `btfstream check` runs
+//     them; dedup, diff and dump read BTF that only breaks these (libbpf
+//     deduplicates it: Go's recursive typedefs, names that are not C
+//     identifiers).
 //   - dump.go: Dump, the exact text of `bpftool btf dump file F format raw`.
 //
 // # Invariants

@@ -70,7 +70,7 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 	v.visit = make([]uint8, n)
 	v.resID = make([]TypeID, n)
 	v.resSize = make([]uint32, n)
-	if err := v.checkHeader(); err != nil {
+	if err := s.CheckStructure(); err != nil {
 		return nil, err
 	}
 	for id := v.first; id < v.next; id++ {

@@ -33,6 +33,8 @@ import (
 var goldenFeatures = map[string]string{
 	"kbuild":     kbuildFeatures,
 	"global_var": kbuildFeatures + ",global_var",
+	// pahole 1.32's true_signature (strong.o).
+	"true_signature": kbuildFeatures + ",true_signature",
 }
 
 func TestEncodeGolden(t *testing.T) {

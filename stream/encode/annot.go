@@ -43,6 +43,9 @@ func isAnnotation(tag dwarf.Tag) bool { return tag == tagLLVMAnnotation || tag =
 // (a cycle stops there; pahole would loop); a reference outside the unit
 // ends it.
 func (t *encTree) annotChain(i int32, fn func(a int32) bool) {
+	if !t.gnuAnnot {
+		return
+	}
 	for range t.n {
 		a := t.ref(i, attrGNUAnnotation)
 		if a < 0 || t.tag(a) != tagGNUAnnotation || !fn(a) {

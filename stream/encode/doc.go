@@ -22,6 +22,10 @@
 //   - funcs.go, params.go, packed.go: which functions are saved and the
 //     verdicts the merger needs (parameters in unexpected registers from
 //     DW_AT_location lists, uncertain stack locations of packed structs);
+//   - paramloc.go, funcsyms.go: pahole 1.32's per-parameter locations
+//     (ABI slots, aggregates in pieces, true_signature's members) and the
+//     function symbols' addresses and suffixes (strong definitions,
+//     .isra/.constprop clones);
 //   - vars.go: which variables are encoded and where (DATASEC entries);
 //   - symbols.go, kfunc.go: the ELF symbol tables (function names as
 //     pahole's elf_functions, object symbols) and the kfunc flags of

@@ -27,6 +27,7 @@ const (
 	FeatDistilledBase                         // distilled_base: .BTF.base for out-of-tree modules (written by cmd/btfstream with btf.Distill)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
 	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
+	FeatTrueSignature                         // true_signature: FUNCs of '.'-suffixed symbols under that name, prototypes as the ABI changed them (pahole 1.32)
 	FeatLayout                                // layout: the layout section in base BTF (pahole 1.32 with libbpf 1.8; after true_signature in pahole's list)
 	// force_cu_merging (pahole 1.32, 36037d4b): pahole loads every unit of
 	// the file as one before encoding (it does so anyway when a unit refers
@@ -43,6 +44,7 @@ var featureNames = [...]string{
 	"encode_force", "var", "float", "decl_tag", "type_tag", "enum64",
 	"optimized_func", "consistent_func", "decl_tag_kfuncs",
 	"reproducible_build", "distilled_base", "global_var", "attributes",
+	"true_signature",
 	"layout",
 	"force_cu_merging",
 }

@@ -63,7 +63,12 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	off, ok := at.DebugStrOffset()
 	if !ok || c.names == nil || off >= 1<<32-1 {
-		return strs.Append(c.t.str(i, dwarf.AttrName))
+		if at.Form == formGNUStrpAlt {
+			c.t.foreign(i, at)
+			return 0
+		}
+		s, _ := at.String()
+		return strs.Append(s)
 	}
 	key := uint32(off) + 1
 	nc := c.names

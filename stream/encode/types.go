@@ -47,6 +47,7 @@ type cuConv struct {
 	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
 	words   []uint32   // scratch: one type's extra words
+	params  unitParams // scratch: the unit's parameter verdicts (funcs.go)
 	dims    []uint32   // scratch: one array's dimensions (arrayDims)
 }
 
@@ -112,8 +113,13 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 				dwarf.TagDwarfProcedure, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
 				return
-			case dwarf.TagLexDwarfBlock, dwarf.TagInlinedSubroutine:
+			case dwarf.TagLexDwarfBlock:
 				c.scope(ch, scopeFunc)
+				return
+			case dwarf.TagInlinedSubroutine:
+				// pahole 1.32 skips inline expansions when it encodes
+				// BTF (conf_load.ignore_inline_expansions, ea666a77):
+				// nothing under them is read.
 				return
 			}
 		case scopeProto:

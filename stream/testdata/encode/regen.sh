@@ -19,6 +19,10 @@
 #   arm    arm-linux-gnueabihf-gcc   clang --target=arm-linux-gnueabihf
 #   s390x  s390x-linux-gnu-gcc       clang --target=s390x-linux-gnu
 # multi.o is multi_a.c and multi_b.c linked with -r: two units in one file.
+# strong.o is strong_a.c and strong_b.c linked into an executable (no C
+# library, entry a_entry), as vmlinux is: only there do functions' addresses
+# meet their symbols' (pahole 1.32's strong definitions, .isra/.constprop
+# clones, true_signature).
 # gnu_annot.s and dwarf_misc.s are DWARF written by hand (what each tests is
 # at their top), assembled for amd64 only.
 #
@@ -26,6 +30,7 @@
 # names to the same lists):
 #   kbuild      kbuild's list (Linux 6.12 scripts/Makefile.btf)
 #   global_var  kbuild's list plus global_var (a VAR for every global)
+#   true_signature  kbuild's list plus true_signature (pahole 1.32)
 # pahole also gets reproducible_build, as Debian's builds pass it; btfstream's
 # output never depends on -j.
 #
@@ -53,6 +58,7 @@ features() {
   case $1 in
     kbuild) echo "$kbuild" ;;
     global_var) echo "$kbuild,global_var" ;;
+    true_signature) echo "$kbuild,true_signature" ;;
   esac
 }
 
@@ -108,6 +114,10 @@ for target in amd64 i386 arm s390x; do
   cc_obj "$tmp/multi_b.o" multi_b.c $gcc
   $gcc -r -nostdlib -o "$tmp/multi.o" "$tmp/multi_a.o" "$tmp/multi_b.o"
   encode "$tmp/multi.o" multi "$dir" kbuild global_var
+  cc_obj "$tmp/strong_a.o" strong_a.c $gcc
+  cc_obj "$tmp/strong_b.o" strong_b.c $gcc
+  $gcc -nostdlib -static -Wl,-e,a_entry -Wl,--build-id=none -o "$tmp/strong.o" "$tmp/strong_a.o" "$tmp/strong_b.o"
+  encode "$tmp/strong.o" strong "$dir" kbuild true_signature
   if [ "$target" = amd64 ]; then
     # DWARF no compiler here writes (GCC 16's annotations, LLVM's merged
     # globals, ...), written by hand for x86_64.
