@@ -14,7 +14,10 @@ type Comparison struct {
 	classA []uint32 // by A local index: class (a local index in the union)
 	classB []uint32
 	delta  []int32 // by class: members in A minus members in B
-	n      uint32  // types in the union; class n+id is base type id
+	inA    []bool  // by class: A has a member (over a base: see Equal)
+	inB    []bool
+	split  bool   // A and B are split BTF over a base
+	n      uint32 // types in the union; class n+id is base type id
 	d      *Incremental
 }
 
@@ -65,7 +68,8 @@ func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	st := d.loadSpec(u)
 	st.run()
 	n := uint32(u.Len())
-	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d}
+	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d, split: a.Base() != nil,
+		inA: make([]bool, n+t0), inB: make([]bool, n+t0)}
 	class := func(i int) uint32 {
 		if r := st.res[i]; r >= t0 {
 			return r - t0
@@ -77,39 +81,122 @@ func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	for i := range c.classA {
 		c.classA[i] = class(i)
 		c.delta[c.classA[i]]++
+		c.inA[c.classA[i]] = true
 	}
 	c.classB = make([]uint32, b.Len())
 	for i := range c.classB {
 		c.classB[i] = class(a.Len() + i)
 		c.delta[c.classB[i]]--
+		c.inB[c.classB[i]] = true
 	}
 	return c, nil
 }
 
-// Equal reports whether A and B hold the same multiset of types.
+// Equal reports whether A and B hold the same multiset of types; split
+// BTF over a base, whether they are the same graph over the base. There a
+// type of A or B identical to a base type (a copy of it, as libbpf leaves
+// in modules: see BaseCopies) is that base type, on both sides, and so
+// counts for neither; and types identical to each other are one node of
+// the graph: a side may hold more of them than the other (Duplicates).
+// libbpf makes such twins out of copies: in nfsd.ko it keeps a copy of
+// struct xdr_stream, and a prototype taking a pointer to the copy beside
+// the same prototype taking one to the base's.
 func (c *Comparison) Equal() bool {
-	for _, d := range c.delta {
-		if d != 0 {
+	for k, d := range c.delta {
+		if d == 0 || c.isBase(uint32(k)) {
+			continue
+		}
+		if !c.split || c.inA[k] != c.inB[k] {
 			return false
 		}
 	}
 	return true
 }
 
+// Duplicates returns, over a base, how many types of A and of B are
+// identical to an earlier type of the same side (not to a base type).
+func (c *Comparison) Duplicates() (a, b int) {
+	count := func(cl []uint32) int {
+		seen := make(map[uint32]bool)
+		n := 0
+		for _, k := range cl {
+			if c.isBase(k) {
+				continue
+			}
+			if seen[k] {
+				n++
+			}
+			seen[k] = true
+		}
+		return n
+	}
+	return count(c.classA), count(c.classB)
+}
+
+// isBase reports whether class k is that of a base type.
+func (c *Comparison) isBase(k uint32) bool { return k >= c.n }
+
+// BaseCopies returns how many types of A and of B are identical to a base
+// type (0 and 0 without a base).
+func (c *Comparison) BaseCopies() (a, b int) {
+	for _, k := range c.classA {
+		if c.isBase(k) {
+			a++
+		}
+	}
+	for _, k := range c.classB {
+		if c.isBase(k) {
+			b++
+		}
+	}
+	return a, b
+}
+
+// BaseCopiesOf returns the types of A (side 0) or B (side 1) identical to
+// a base type, with the base type each is a copy of.
+func (c *Comparison) BaseCopiesOf(side int) (ids, of []btf.TypeID) {
+	s, cl := c.A, c.classA
+	if side == 1 {
+		s, cl = c.B, c.classB
+	}
+	for i, k := range cl {
+		if c.isBase(k) {
+			ids = append(ids, s.FirstID()+btf.TypeID(i))
+			of = append(of, btf.TypeID(k-c.n))
+		}
+	}
+	return ids, of
+}
+
 // Unmatched returns the types of A and of B that have no counterpart on
 // the other side (for a class with n more members in A, its last n A
-// members; likewise for B).
+// members; likewise for B). Over a base, the types of the classes only
+// one side has; copies of base types are never unmatched.
 func (c *Comparison) Unmatched() (onlyA, onlyB []btf.TypeID) {
+	if c.split {
+		// The types of classes only one side has.
+		for i, k := range c.classA {
+			if !c.isBase(k) && !c.inB[k] {
+				onlyA = append(onlyA, c.A.FirstID()+btf.TypeID(i))
+			}
+		}
+		for i, k := range c.classB {
+			if !c.isBase(k) && !c.inA[k] {
+				onlyB = append(onlyB, c.B.FirstID()+btf.TypeID(i))
+			}
+		}
+		return onlyA, onlyB
+	}
 	left := make([]int32, len(c.delta))
 	copy(left, c.delta)
 	for i := len(c.classA) - 1; i >= 0; i-- {
-		if k := c.classA[i]; left[k] > 0 {
+		if k := c.classA[i]; left[k] > 0 && !c.isBase(k) {
 			left[k]--
 			onlyA = append(onlyA, c.A.FirstID()+btf.TypeID(i))
 		}
 	}
 	for i := len(c.classB) - 1; i >= 0; i-- {
-		if k := c.classB[i]; left[k] < 0 {
+		if k := c.classB[i]; left[k] < 0 && !c.isBase(k) {
 			left[k]++
 			onlyB = append(onlyB, c.B.FirstID()+btf.TypeID(i))
 		}

@@ -465,6 +465,42 @@
 // a module pointer to a kept struct must not fold onto the base's pointer
 // merely because a struct holding it did.
 //
+// # Modules: references to a base FWD that stands for a module struct
+//
+// libbpf deduplicates all of a module's structs before any of its
+// reference types, so by then a base FWD that a module struct X reached
+// opposite its definition points at X, and every module reference to the
+// declaration (through the module's own FWD, which maps to the base's)
+// resolves to X: such a reference, and every reference type above it,
+// never equals the base's, which names the FWD itself. Units come here one
+// by one, and those before the unit that made the FWD stand for X have
+// already folded their pointers (and typedefs, protos, ...) onto the
+// base's. Finish puts that right (basecopy.go): each table edge to a base
+// type that is not a STRUCT or UNION and reaches such a FWD through types
+// that are not STRUCTs or UNIONs becomes a copy of that base type, the
+// FWD replaced by X, and the rebuild merges the copies with the module's
+// own references to X. Base structs are not copied: libbpf's struct check
+// reads the FWD as X, so module structs still fold onto them. On Debian's
+// 7.2 cloud kernel this made tipc, nfs, nfsv4, ib_core, mlx5_ib and kvm
+// equal to pahole 1.31 (tipc_bearer, nfs_io_completion, nfs_subversion,
+// uverbs_api_object, kvm_x86_ops's members).
+//
+// # Modules: no copies of base types
+//
+// A kept struct can come out identical to a base type: rcuwait in sctp.ko
+// is kept because its check reached the base's FWD sctp_mib opposite the
+// module's definition, but once that FWD stands for the definition,
+// everything below rcuwait folds onto the base, and the kept copy equals
+// the base's rcuwait. libbpf (pahole 1.31) leaves such copies; libbpf 1.7
+// (Debian's pahole 1.32) leaves many more (every typedef and what refers
+// to one: NOTES.md). btfstream folds them: when a split table has kept
+// types, Finish's last rebuild deduplicates it by identity alone (no FWD
+// resolution, nothing kept apart), which folds every table type identical
+// to a base type onto it and leaves the rest as it was (identity is finer
+// than the FWD-aware equivalence the table is already minimal under).
+// Compare (btfstream diff --base) treats a copy of a base type as that
+// type, so a module with copies equals one without.
+//
 // # Whole inputs: chunks
 //
 // Dedup(s) and DedupStream (the same, reading types from a Source twice

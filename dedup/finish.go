@@ -67,6 +67,19 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 			total.IDs[i] = r.Map(id)
 		}
 	}
+	if d.base != nil && len(d.kept) > 0 {
+		// Kept module types that came out identical to base types fold
+		// (see the package documentation, "Modules: no copies of base types").
+		d.pure = true
+		r, err := d.rebuild(make([]uint32, d.table.Len()))
+		d.pure = false
+		if err != nil {
+			return nil, Remap{}, err
+		}
+		for i, id := range total.IDs {
+			total.IDs[i] = r.Map(id)
+		}
+	}
 	d.done = true
 	return d.output(), total, nil
 }
@@ -296,6 +309,13 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			baseTo[k] = v
 		}
 	}
+	// Base references over those FWDs are copied (basecopy.go), once.
+	var copies []uint32
+	var cpos map[uint32]uint32
+	if !d.baseCopied && !d.pure {
+		copies, cpos = d.baseCopies(old, baseTo)
+		d.baseCopied = copies != nil
+	}
 	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
@@ -321,11 +341,15 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 			next++
 		}
 	}
+	copyAt := next // the copies follow the old table's types
 	var mapID func(c uint32) uint32
 	mapID = func(c uint32) uint32 {
 		if c < first {
 			if v, ok := baseTo[c]; ok {
 				return mapID(v)
+			}
+			if p, ok := cpos[c]; ok {
+				return copyAt + p
 			}
 			return c
 		}
@@ -341,6 +365,10 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		return d.rebuildChunked(old, target, mapID)
 	}
 	st := d.batch(first, old.Strings())
+	if d.pure {
+		st.fwdOK = false
+		d.kept = nil
+	}
 	for i, tg := range target {
 		if tg != 0 {
 			continue
@@ -348,6 +376,12 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		id := btf.TypeID(first + uint32(i))
 		t := old.Type(id)
 		w := st.add(t, old.Extra(id))
+		mapWords(&t, w, mapID, nil)
+		st.types[len(st.types)-1] = t
+	}
+	for _, c := range copies {
+		t := d.base.Type(btf.TypeID(c))
+		w := st.add(t, d.base.Extra(btf.TypeID(c)))
 		mapWords(&t, w, mapID, nil)
 		st.types[len(st.types)-1] = t
 	}
@@ -502,6 +536,11 @@ func (d *Incremental) refsResolvedBaseFwd() bool {
 	}
 	if n == 0 {
 		return false
+	}
+	if !d.baseCopied {
+		if c, _ := d.baseCopies(d.table, d.fwdTo); c != nil {
+			return true
+		}
 	}
 	for id := d.table.FirstID(); id < d.table.NextID(); id++ {
 		t, w := d.table.Type(id), d.table.Extra(id)

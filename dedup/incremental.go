@@ -71,6 +71,13 @@ type Incremental struct {
 	aggID   []uint32
 	aggNext []uint32
 	kept    map[uint32]bool
+	// baseCopied: Finish copied the base references over base FWDs that
+	// stand for table structs (basecopy.go); it does so once.
+	baseCopied bool
+	// pure: Finish's last rebuild of a split table, by identity alone (no
+	// FWD resolution, nothing kept apart), folds kept types identical to
+	// base types.
+	pure bool
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	done     bool

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -86,5 +88,63 @@ func TestDedupAndDiffExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.btf")); !os.IsNotExist(err) {
 		t.Error("dedup of bad input left an output file")
+	}
+}
+
+// TestDiffBaseCopies: over a base, a module that repeats base types (as
+// libbpf 1.7 leaves them) equals one that does not, and diff says how many
+// copies each side has.
+func TestDiffBaseCopies(t *testing.T) {
+	dir := t.TempDir()
+	base := btf.NewSpec()
+	str := base.Strings()
+	intID := base.Add(btf.Type{NameOff: str.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+		btf.MakeIntInfo(btf.IntSigned, 0, 32))
+	td := base.Add(btf.Type{NameOff: str.Add("__u8"), Info: btf.MakeInfo(btf.KindTypedef, 0, false), SizeOrType: uint32(intID)})
+	module := func(copies, other bool) string {
+		s := btf.NewSplitSpec(base)
+		ms := s.Strings()
+		target := td
+		if copies { // its own int and typedef, identical to the base's
+			i := s.Add(btf.Type{NameOff: ms.Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+				btf.MakeIntInfo(btf.IntSigned, 0, 32))
+			target = s.Add(btf.Type{NameOff: ms.Add("__u8"), Info: btf.MakeInfo(btf.KindTypedef, 0, false), SizeOrType: uint32(i)})
+		}
+		if other { // a typedef of the same name to something else
+			l := s.Add(btf.Type{NameOff: ms.Add("unsigned int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4},
+				btf.MakeIntInfo(0, 0, 32))
+			target = s.Add(btf.Type{NameOff: ms.Add("__u8"), Info: btf.MakeInfo(btf.KindTypedef, 0, false), SizeOrType: uint32(l)})
+		}
+		s.Add(btf.Type{NameOff: ms.Add("m"), Info: btf.MakeInfo(btf.KindStruct, 1, false), SizeOrType: 4},
+			uint32(ms.Add("x")), uint32(target), 0)
+		p := filepath.Join(dir, "m"+map[bool]string{true: "c", false: ""}[copies]+map[bool]string{true: "o", false: ""}[other]+".btf")
+		if err := os.WriteFile(p, s.Marshal(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	basePath := filepath.Join(dir, "base.btf")
+	if err := os.WriteFile(basePath, base.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, copied, other := module(false, false), module(true, false), module(false, true)
+	for _, c := range []struct {
+		name string
+		a, b string
+		want int
+		line string
+	}{
+		{"copies of base types are those types", copied, plain, 0, "A 2 (INT 1, TYPEDEF 1), B 0"},
+		{"either way round", plain, copied, 0, "A 0, B 2 (INT 1, TYPEDEF 1)"},
+		{"a typedef that is no copy differs", other, plain, 1, ""},
+	} {
+		var out bytes.Buffer
+		old := stdout
+		stdout = &out
+		code := runDiff([]string{"--base", basePath, c.a, c.b})
+		stdout = old
+		if code != c.want || !strings.Contains(out.String(), c.line) {
+			t.Errorf("%s: exit %d, want %d; output:\n%s(want a line with %q)", c.name, code, c.want, out.String(), c.line)
+		}
 	}
 }

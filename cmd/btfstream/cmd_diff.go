@@ -54,6 +54,13 @@ func diffReport(w io.Writer, a, b *btf.Spec, maxShown int) int {
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
+	if ca, cb := c.BaseCopies(); ca+cb > 0 {
+		fmt.Fprintf(w, "base copies (types identical to a base type; each counts as that type): A %d%s, B %d%s\n",
+			ca, copyKinds(c, 0), cb, copyKinds(c, 1))
+	}
+	if da, db := c.Duplicates(); da+db > 0 {
+		fmt.Fprintf(w, "twins (types identical to another of their side, one node of the graph): A %d, B %d\n", da, db)
+	}
 	if c.Equal() {
 		fmt.Fprintln(w, "equal")
 		return 0
@@ -131,4 +138,30 @@ func printKindTable(w io.Writer, a, b *btf.Spec) {
 		fmt.Fprintf(w, "%-12s %9d %9d%s\n", k, ca[k], cb[k], mark)
 	}
 	fmt.Fprintf(w, "%-12s %9d %9d\n", "total", a.Len(), b.Len())
+}
+
+// copyKinds renders the kinds of one side's base copies: " (TYPEDEF 3, PTR 2)".
+func copyKinds(c *dedup.Comparison, side int) string {
+	s := c.A
+	if side == 1 {
+		s = c.B
+	}
+	ids, _ := c.BaseCopiesOf(side)
+	if len(ids) == 0 {
+		return ""
+	}
+	var n [btf.MaxKind + 1]int
+	for _, id := range ids {
+		n[s.Kind(id)]++
+	}
+	out := ""
+	for k := btf.KindInt; k <= btf.MaxKind; k++ {
+		if n[k] > 0 {
+			if out != "" {
+				out += ", "
+			}
+			out += fmt.Sprintf("%s %d", k, n[k])
+		}
+	}
+	return " (" + out + ")"
 }

@@ -38,9 +38,9 @@ type varCtx struct {
 	secs    []varSection
 	objects *objSyms
 	// rel is set for ET_REL files, whose sections all start at address 0:
-	// there libdwfl lays the SHF_ALLOC sections out before pahole looks
-	// addresses up, which amounts to finding a variable's section through
-	// its symbol (objects' values).
+	// there secs holds libdwfl's layout (vars_layout.go), and a variable's
+	// DW_OP_addr, an offset in its section, is placed in the layout through
+	// the section of its symbol (objects' values).
 	rel     bool
 	force   bool
 	verbose func(string)
@@ -50,8 +50,16 @@ type varCtx struct {
 func newVarCtx(f *elffile.File, objects *objSyms, feat Features, verbose func(string)) *varCtx {
 	vc := &varCtx{force: feat.Has(FeatEncodeForce), verbose: verbose, objects: objects,
 		rel: f.Relocatable(), order: f.Order}
-	for _, s := range f.Sections {
+	var layout []uint64
+	if vc.rel {
+		layout = offlineLayout(f.Sections)
+	}
+	for i := range f.Sections {
+		s := &f.Sections[i]
 		v := varSection{addr: s.Addr, size: s.Size, typ: s.Type}
+		if vc.rel {
+			v.addr, v.size = layout[i], libdwSize(f, s)
+		}
 		v.include = VarIncluded(s.Name, feat)
 		vc.secs = append(vc.secs, v)
 	}
@@ -165,12 +173,17 @@ func (vc *varCtx) encodeVars(c *cuConv, declTags bool, out []VarEntry) ([]VarEnt
 			d = spec
 		}
 		name := t.str(d, dwarf.AttrName)
-		var shndx int
 		if vc.rel {
-			shndx = vc.relSection(name, addr)
-		} else {
-			shndx = vc.section(addr)
+			sym := vc.relSection(name, addr)
+			if sym == 0 {
+				continue
+			}
+			addr += vc.secs[sym].addr
 		}
+		// The first section holding the address, as pahole's
+		// get_elf_section: in a module that may be a debug section at 0
+		// rather than the symbol's (vars_layout.go).
+		shndx := vc.section(addr)
 		if shndx == 0 || !vc.secs[shndx].include {
 			continue
 		}
