@@ -233,4 +233,72 @@ var libbpfCases = []dedupCase{
 		},
 		want: []string{"[4] STRUCT 'list' size 8 {head:3@0}"},
 	},
+	{
+		// libbpf 1.7 (pahole 1.32) never checks a module typedef against
+		// the base's (it hashes them differently): the module's ndctl_fn
+		// stays, resolving no base FWD; desc's check then meets the base's
+		// FWD nvdimm opposite the module's struct, so desc stays too, and
+		// ndctl_fn's prototype points at the module's desc. Checking the
+		// typedef against the base first made FWD nvdimm stand for the
+		// module's struct, desc fold onto the base's, and the kept
+		// ndctl_fn's prototype name the base's desc (Linux 7.2's
+		// libnvdimm.ko).
+		name: "a module typedef is not checked against the base's",
+		base: func(b *builder) {
+			b.Int("i", "int", 4)
+			b.Typedef("fn", "ndctl_fn", "fnp")
+			b.Ptr("fnp", "pr")
+			b.Proto("pr", "i", ":dp", ":nfp")
+			b.Ptr("dp", "d")
+			b.Struct("d", "desc", 8, "ndctl:fn@0")
+			b.Ptr("nfp", "nf")
+			b.Fwd("nf", "nvdimm", false)
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Int("mi", "int", 4)
+				b.Typedef("mfn", "ndctl_fn", "mfnp")
+				b.Ptr("mfnp", "mpr")
+				b.Proto("mpr", "mi", ":mdp", ":mnfp")
+				b.Ptr("mdp", "md")
+				b.Struct("md", "desc", 8, "ndctl:mfn@0")
+				b.Ptr("mnfp", "mnf")
+				b.Struct("mnf", "nvdimm", 4, "x:mi@0")
+			},
+		},
+		want: []string{
+			"[9] TYPEDEF 'ndctl_fn' -> 10",
+			"[10] PTR '' -> 11",
+			"[11] FUNC_PROTO '' ret 1 (:12 :14)",
+			"[12] PTR '' -> 13",
+			"[13] STRUCT 'desc' size 8 {ndctl:9@0}",
+			"[14] PTR '' -> 15",
+			"[15] STRUCT 'nvdimm' size 4 {x:1@0}",
+		},
+	},
+	{
+		// The same module typedef identical to the base's folds onto it
+		// by its exact edges (libbpf leaves it a copy: "typedef bug").
+		name: "a module typedef identical to the base's folds onto it",
+		base: func(b *builder) {
+			b.Int("i", "int", 4)
+			b.Typedef("fn", "ndctl_fn", "fnp")
+			b.Ptr("fnp", "pr")
+			b.Proto("pr", "i", ":dp")
+			b.Ptr("dp", "d")
+			b.Struct("d", "desc", 8, "ndctl:fn@0")
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Int("mi", "int", 4)
+				b.Typedef("mfn", "ndctl_fn", "mfnp")
+				b.Ptr("mfnp", "mpr")
+				b.Proto("mpr", "mi", ":mdp")
+				b.Ptr("mdp", "md")
+				b.Struct("md", "desc", 8, "ndctl:mfn@0")
+				b.Typedef("w", "word", "mi")
+			},
+		},
+		want: []string{"[7] TYPEDEF 'word' -> 1"},
+	},
 }
