@@ -24,11 +24,24 @@
 //   - spec.go, type.go, kind.go, strings.go: the data model.
 //   - header.go, read.go, write.go: raw BTF in either byte order (Parse,
 //     Marshal), split BTF.
+//   - layout.go: Linux 7.2's layout section (one struct btf_layout per
+//     kind, after the types; libbpf 1.8 writes it in base BTF on request:
+//     KindLayout, SetLayout), the kernel's section rules (checkSections,
+//     which Validate's header check calls) and DumpHeader.
 //   - load.go: ReadRaw, raw BTF read through an io.ReaderAt, just its
 //     header and the bytes its sections span.
-//   - validate.go, resolve.go: Validate, a port of the kernel verifier's
-//     rules (kernel/bpf/btf.c) with errors like
+//   - structure.go: CheckStructure, the format's own checks (header
+//     sections, string section, each type record's kind, length, string
+//     offsets and type ids: what libbpf's btf_sanity_check relies on),
+//     one function per part of the file. Every tool refuses BTF that
+//     fails them.
+//   - validate.go, resolve.go: Validate, CheckStructure and then a port of
+//     the kernel verifier's rules (kernel/bpf/btf.c) with errors like
 //     `type [42] STRUCT 'foo': member 'bar' offset 9000 beyond size 16`.
+//     The encoder checks its output with them and `btfstream check` runs
+//     them; dedup, diff and dump read BTF that only breaks these (libbpf
+//     deduplicates it: Go's recursive typedefs, names that are not C
+//     identifiers).
 //   - dump.go: Dump, the exact text of `bpftool btf dump file F format raw`.
 //
 // # Invariants
@@ -37,7 +50,10 @@
 //     continue at base.NextID(), and its string offsets at base's Strings.Len().
 //   - Parse keeps the source's byte order, header length (24, or 32 with the
 //     optional layout section) and section offsets, so an unchanged Spec
-//     marshals byte for byte as read. New Specs get the 24-byte header.
+//     marshals byte for byte as read. New Specs get the 24-byte header (as
+//     libbpf 1.7 writes; 1.8 writes 32 bytes with layout_off/len zero);
+//     SetLayout gives one the 32-byte header and the section, laid out
+//     types, layout, strings.
 //   - Type.Info uses today's widths: vlen bits 0-23, kind bits 24-30,
 //     kind_flag bit 31.
 //

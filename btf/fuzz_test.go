@@ -20,9 +20,11 @@ func addSeeds(f *testing.F) {
 	be.ByteOrder = binary.BigEndian
 	f.Add(le.Marshal())
 	f.Add(be.Marshal())
-	s2, _ := Parse(le.Marshal(), nil)
-	s2.Header = Header{HdrLen: HeaderLenLayout, Layout: []byte{1, 2, 3, 4}}
-	f.Add(s2.Marshal())
+	for _, s := range []*Spec{le, be} {
+		s2, _ := Parse(s.Marshal(), nil)
+		s2.SetLayout(KindLayout())
+		f.Add(s2.Marshal())
+	}
 }
 
 // FuzzRead feeds arbitrary bytes to ReadRaw and Parse. Whatever it
@@ -200,4 +202,54 @@ func data0(b []byte) byte {
 		return 0
 	}
 	return b[0]
+}
+
+// FuzzSectionRules checks checkSections (the 7.2 kernel's section rules,
+// the layout section included) against a model written differently: the
+// non-empty sections cover every byte up to the last end exactly once,
+// an empty section sits where another section starts or ends (or at 0),
+// and a header shorter than 32 bytes ends the data with the strings.
+func FuzzSectionRules(f *testing.F) {
+	f.Add(true, uint16(0), uint16(8), uint16(88), uint16(5), uint16(8), uint16(80))
+	f.Add(false, uint16(0), uint16(8), uint16(8), uint16(5), uint16(13), uint16(0))
+	f.Add(true, uint16(80), uint16(8), uint16(88), uint16(5), uint16(0), uint16(80))
+	f.Fuzz(func(t *testing.T, long bool, typeOff, typeLen, strOff, strLen, layoutOff, layoutLen uint16) {
+		h := Header{HdrLen: HeaderLen, TypeOff: uint32(typeOff), TypeLen: uint32(typeLen),
+			StrOff: uint32(strOff), StrLen: uint32(strLen), LayoutOff: uint32(layoutOff), LayoutLen: uint32(layoutLen)}
+		type sec struct{ off, end int }
+		secs := []sec{{int(typeOff), int(typeOff) + int(typeLen)}, {int(strOff), int(strOff) + int(strLen)}}
+		if long {
+			h.HdrLen = HeaderLenLayout
+			if layoutLen > 0 {
+				secs = append(secs, sec{int(layoutOff), int(layoutOff) + int(layoutLen)})
+			}
+		}
+		last := 0
+		for _, s := range secs {
+			last = max(last, s.end)
+		}
+		cover := make([]uint8, last)
+		bounds := map[int]bool{0: true}
+		for _, s := range secs {
+			if s.end > s.off {
+				bounds[s.off], bounds[s.end] = true, true
+			}
+			for i := s.off; i < s.end; i++ {
+				cover[i]++
+			}
+		}
+		ok := true
+		for _, c := range cover {
+			ok = ok && c == 1
+		}
+		for _, s := range secs {
+			ok = ok && (s.end > s.off || bounds[s.off])
+		}
+		if !long {
+			ok = ok && int(strOff)+int(strLen) == last
+		}
+		if err := checkSections(h); (err == nil) != ok {
+			t.Fatalf("%+v: checkSections says %v, the model says ok=%v", h, err, ok)
+		}
+	})
 }

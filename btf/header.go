@@ -17,8 +17,8 @@ const (
 )
 
 // Header is struct btf_header. Offsets are relative to the end of the header.
-// LayoutOff/LayoutLen exist only when HdrLen >= 32 (kernel 7.1's optional
-// layout section, which describes each kind's record sizes).
+// LayoutOff/LayoutLen exist only when HdrLen >= 32 (Linux 7.2's optional
+// layout section, which describes each kind's record sizes: layout.go).
 type Header struct {
 	Magic     uint16
 	Version   uint8
@@ -31,8 +31,9 @@ type Header struct {
 	LayoutOff uint32
 	LayoutLen uint32
 
-	// Layout holds the layout section's bytes verbatim (nil if absent).
-	Layout []byte
+	// Layout holds the layout section's entries (nil if absent); see
+	// layout.go.
+	Layout []LayoutEntry
 	// Extra holds header bytes past the fields this package knows (HdrLen >
 	// 32), verbatim; the kernel requires them to be zero.
 	Extra []byte
@@ -156,12 +157,8 @@ func parseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	if h.TypeOff%4 != 0 {
 		return h, nil, &FormatError{Off: 8, Msg: fmt.Sprintf("type_off %#x not 4-byte aligned", h.TypeOff)}
 	}
-	if h.HdrLen >= HeaderLenLayout && h.LayoutLen > 0 {
-		if err := check("layout", 24, h.LayoutOff, h.LayoutLen); err != nil {
-			return h, nil, err
-		}
-		start := uint64(h.HdrLen) + uint64(h.LayoutOff)
-		h.Layout = data[start : start+uint64(h.LayoutLen)]
+	if err := parseLayout(&h, data[h.HdrLen:], bo); err != nil {
+		return h, nil, err
 	}
 	return h, bo, nil
 }

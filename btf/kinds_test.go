@@ -74,32 +74,16 @@ func allKinds() *Spec {
 	return s
 }
 
-// withLayout returns s re-marshalled with the 32-byte header of kernel 7.1
-// and a layout section (one 4-byte record per kind, as the format has it:
-// info size, element size, flags).
+// withLayout returns s re-marshalled in byte order bo with the 32-byte
+// header and the layout section libbpf 1.8 writes (types, layout, strings).
 func withLayout(t *testing.T, s *Spec, bo binary.ByteOrder) []byte {
 	t.Helper()
 	s2, err := Parse(s.Marshal(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var layout []byte
-	for k := KindUnknown; k <= MaxKind; k++ {
-		info, elem := 0, 0
-		switch k {
-		case KindInt, KindVar, KindDeclTag:
-			info = 4
-		case KindArray:
-			info = 12
-		case KindStruct, KindUnion, KindDatasec, KindEnum64:
-			elem = 12
-		case KindEnum, KindFuncProto:
-			elem = 8
-		}
-		layout = append(layout, byte(info), byte(elem), 0, 0)
-	}
 	s2.ByteOrder = bo
-	s2.Header = Header{HdrLen: HeaderLenLayout, Layout: layout}
+	s2.SetLayout(KindLayout())
 	return s2.Marshal()
 }
 

@@ -70,7 +70,7 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 	v.visit = make([]uint8, n)
 	v.resID = make([]TypeID, n)
 	v.resSize = make([]uint32, n)
-	if err := v.checkHeader(); err != nil {
+	if err := s.CheckStructure(); err != nil {
 		return nil, err
 	}
 	for id := v.first; id < v.next; id++ {
@@ -163,30 +163,8 @@ func (v *verifier) checkHeader() error {
 				return v.errHdr(int64(h.HdrLen)-int64(len(h.Extra))+int64(i), "header: unsupported non-zero header byte (hdr_len %d)", h.HdrLen)
 			}
 		}
-		// Sections must tile the data after the header without gaps or
-		// overlap; the layout section may start at the next 4-byte boundary.
-		type sec struct {
-			name     string
-			off, len uint32
-		}
-		secs := []sec{{"type", h.TypeOff, h.TypeLen}, {"string", h.StrOff, h.StrLen}}
-		if h.HdrLen >= HeaderLenLayout && h.LayoutLen > 0 {
-			secs = append(secs, sec{"layout", h.LayoutOff, h.LayoutLen})
-		}
-		for i := 1; i < len(secs); i++ {
-			for j := i; j > 0 && secs[j].off < secs[j-1].off; j-- {
-				secs[j], secs[j-1] = secs[j-1], secs[j]
-			}
-		}
-		total := uint64(0)
-		for _, sc := range secs {
-			switch {
-			case uint64(sc.off) < total:
-				return v.errHdr(int64(h.HdrLen)+int64(sc.off), "header: %s section at %#x overlaps the previous section (ends %#x)", sc.name, sc.off, total)
-			case uint64(sc.off) > total && !(sc.name == "layout" && uint64(sc.off) == (total+3)&^3):
-				return v.errHdr(int64(h.HdrLen)+int64(total), "header: gap before %s section (%#x..%#x): unsupported section", sc.name, total, sc.off)
-			}
-			total = uint64(sc.off) + uint64(sc.len)
+		if err := checkSections(h); err != nil {
+			return err
 		}
 	}
 	if s.base == nil {

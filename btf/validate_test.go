@@ -367,18 +367,30 @@ func TestValidateErrorOffset(t *testing.T) {
 		t.Errorf("got %q, want prefix %q", err, want)
 	}
 	// Strings first, types after them: the offset follows the header.
+	// The 7.2 kernel takes that order only with the 32-byte header; with
+	// the 24-byte one the string section must end the data.
 	raw := s.Marshal()
 	strs := s.Strings().Bytes()
 	types := raw[HeaderLen : len(raw)-len(strs)]
-	moved := append(append(append([]byte{}, raw[:HeaderLen]...), strs...), types...)
-	binary.LittleEndian.PutUint32(moved[8:], uint32(len(strs)))
-	binary.LittleEndian.PutUint32(moved[16:], 0)
-	p, err := Parse(moved, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Validate(); !errors.As(err, &fe) || fe.Off != int64(HeaderLen+len(strs)+16) {
-		t.Errorf("strings-first layout: got %v", err)
+	for _, hdrLen := range []int{HeaderLen, HeaderLenLayout} {
+		moved := append(append(append(append([]byte{}, raw[:HeaderLen]...), make([]byte, hdrLen-HeaderLen)...), strs...), types...)
+		binary.LittleEndian.PutUint32(moved[4:], uint32(hdrLen))
+		binary.LittleEndian.PutUint32(moved[8:], uint32(len(strs)))
+		binary.LittleEndian.PutUint32(moved[16:], 0)
+		p, err := Parse(moved, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Validate()
+		if hdrLen == HeaderLen {
+			if err == nil || !strings.Contains(err.Error(), "not at the end of the data") {
+				t.Errorf("strings first, 24-byte header: got %v", err)
+			}
+			continue
+		}
+		if !errors.As(err, &fe) || fe.Off != int64(hdrLen+len(strs)+16) {
+			t.Errorf("strings first, 32-byte header: got %v", err)
+		}
 	}
 }
 

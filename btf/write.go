@@ -6,36 +6,15 @@ import "encoding/binary"
 // s.ByteOrder (little endian if unset).
 //
 // A Spec read by Parse and not changed since is written byte for byte as it
-// was read: the same header length (24, or 32 with the layout section kept
-// verbatim), section offsets and order. A new Spec gets the classic 24-byte
-// header with types first, then strings.
+// was read: the same header length (24, or 32 with the layout section),
+// section offsets and order. A new or changed Spec gets its sections laid
+// out as libbpf 1.8 does: types, then the layout section if it has one
+// (SetLayout), then strings; its header stays 24 bytes unless it has or had
+// a layout.
 func (s *Spec) Marshal() []byte {
-	bo := s.ByteOrder
-	if bo == nil {
-		bo = binary.LittleEndian
-	}
-	h := s.Header
-	if h.HdrLen == 0 {
-		h = Header{HdrLen: HeaderLen}
-	}
-	h.Magic, h.Version = Magic, 1
-	typeLen := uint32(12*len(s.types) + 4*len(s.extra))
+	h, bo := s.wireHeader()
 	strs := s.strings.Bytes()
-	strLen := uint32(len(strs))
-	var layout []byte
-	if h.HdrLen >= HeaderLenLayout {
-		layout = h.Layout
-	}
-
-	if s.Header.HdrLen == 0 || !s.fitsHeader(typeLen, strLen) {
-		// Fresh layout: types, strings, then the layout section aligned.
-		h.TypeOff, h.TypeLen = 0, typeLen
-		h.StrOff, h.StrLen = typeLen, strLen
-		h.LayoutOff, h.LayoutLen = 0, 0
-		if layout != nil {
-			h.LayoutOff, h.LayoutLen = (typeLen+strLen+3)&^3, uint32(len(layout))
-		}
-	}
+	layout := h.Layout
 	end := max(h.TypeOff+h.TypeLen, h.StrOff+h.StrLen)
 	if layout != nil {
 		end = max(end, h.LayoutOff+h.LayoutLen)
@@ -70,13 +49,47 @@ func (s *Spec) Marshal() []byte {
 	}
 	copy(body[h.StrOff:], strs)
 	if layout != nil {
-		copy(body[h.LayoutOff:], layout)
+		putLayout(body[h.LayoutOff:], layout, bo)
 	}
 	return out
+}
+
+// wireHeader returns the header Marshal writes and the byte order: the
+// one read, while it still fits, else offsets laid out afresh.
+func (s *Spec) wireHeader() (Header, binary.ByteOrder) {
+	bo := s.ByteOrder
+	if bo == nil {
+		bo = binary.LittleEndian
+	}
+	h := s.Header
+	if h.HdrLen == 0 {
+		h = Header{HdrLen: HeaderLen}
+	}
+	h.Magic, h.Version = Magic, 1
+	typeLen := uint32(12*len(s.types) + 4*len(s.extra))
+	strLen := uint32(len(s.strings.Bytes()))
+	if h.HdrLen < HeaderLenLayout {
+		h.Layout = nil
+	}
+	layoutLen := uint32(LayoutEntrySize * len(h.Layout))
+	if s.Header.HdrLen == 0 || !s.fitsHeader(typeLen, strLen) {
+		h.TypeOff, h.TypeLen = 0, typeLen
+		h.LayoutOff, h.LayoutLen = 0, 0
+		if h.Layout != nil {
+			h.LayoutOff, h.LayoutLen = typeLen, layoutLen
+		}
+		h.StrOff, h.StrLen = typeLen+layoutLen, strLen
+	}
+	return h, bo
 }
 
 // fitsHeader reports whether the section sizes still match the header the
 // Spec was read with, so its offsets can be reused.
 func (s *Spec) fitsHeader(typeLen, strLen uint32) bool {
-	return s.Header.TypeLen == typeLen && s.Header.StrLen == strLen
+	h := &s.Header
+	layoutLen := uint32(0)
+	if h.HdrLen >= HeaderLenLayout {
+		layoutLen = uint32(LayoutEntrySize * len(h.Layout))
+	}
+	return h.TypeLen == typeLen && h.StrLen == strLen && h.LayoutLen == layoutLen
 }

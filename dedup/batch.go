@@ -388,11 +388,11 @@ func (st *batchState) resolveComponent(members []uint32) {
 			st.newClass(m, false)
 		}
 	}
-	// (a) members equivalent to an existing class: structs and unions
-	// found by checking them against the candidates of their hash
+	// (a) members equivalent to an existing class: structs, unions and
+	// typedefs found by checking them against the candidates of their hash
 	// (equiv.go), which makes the structs they reach final too.
 	for _, m := range members {
-		if k := st.kind(m); st.res[m] == none && (k == btf.KindStruct || k == btf.KindUnion) {
+		if st.res[m] == none && checked(st.kind(m)) {
 			st.tryCandidates(m)
 		}
 	}
@@ -462,9 +462,11 @@ func (st *batchState) resolveSingle(v uint32) {
 	if st.exact(v) {
 		return
 	}
-	// A struct or union equivalent only up to FWDs (FWD x in one, STRUCT
-	// x in the other, somewhere below): found by checking.
-	if kk := n.t.Kind(); st.fwdOK && (kk == btf.KindStruct || kk == btf.KindUnion) && numRefs(n.t, n.w) > 0 {
+	// A struct, union or typedef equivalent only up to FWDs (FWD x in
+	// one, STRUCT x in the other, somewhere below): found by checking
+	// (libbpf 1.7 deduplicates typedefs with structs, for Go's recursive
+	// ones).
+	if kk := n.t.Kind(); st.fwdOK && checked(kk) && numRefs(n.t, n.w) > 0 {
 		if st.tryCandidates(v); st.res[v] != none {
 			return
 		}
@@ -516,4 +518,11 @@ func (st *batchState) newClass(v uint32, indexed bool) {
 			st.rec.puts = append(st.rec.puts, v)
 		}
 	}
+}
+
+// checked reports whether types of kind k are checked against the
+// candidates of their hash (equivalence up to forward declarations), as
+// libbpf's btf_dedup_struct_types does: structs, unions and typedefs.
+func checked(k btf.Kind) bool {
+	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }

@@ -150,14 +150,16 @@ var dedupCases = []dedupCase{
 		want: []string{"[1] PTR '' -> 2", "[2] ENUM64 'e' size 8 {A=1 B=4294967296}"},
 	},
 	{
-		name: "ambiguous enum forward declaration; ENUM and ENUM64 stay apart",
+		// libbpf: a declaration takes the newest complete enum of its
+		// name before it, whatever its kind and size.
+		name: "ambiguous enum forward declaration takes the newest enum before it; ENUM and ENUM64 stay apart",
 		cus: []cu{
 			func(b *builder) { b.Enum("e", "e", 4, "A=1") },
 			func(b *builder) { b.Enum64("e", "e", 4, "A=1") },
-			func(b *builder) { b.Enum("e", "e", 4) },
+			func(b *builder) { b.Enum("e", "e", 4); b.Ptr("p", "e") },
 			func(b *builder) { b.Enum("e", "e", 4) },
 		},
-		want: []string{"[1] ENUM 'e' size 4 {A=1}", "[2] ENUM64 'e' size 4 {A=1}", "[3] ENUM 'e' size 4 {}"},
+		want: []string{"[1] ENUM 'e' size 4 {A=1}", "[2] ENUM64 'e' size 4 {A=1}", "[3] PTR '' -> 2"},
 	},
 	{
 		name: "enum forward declaration and the enum give one ENUM",

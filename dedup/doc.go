@@ -15,15 +15,24 @@
 // cycle, whatever ids and order the input used.
 //
 // VAR and DATASEC are never merged (each is its own class). On top of the
-// structural classes, forward declarations are resolved by name: a FWD
-// (struct or union, by kind_flag) resolves to the one class of that kind
-// and name, if there is exactly one; an enum forward declaration (ENUM or
-// ENUM64 with no values) resolves to the one ENUM or ENUM64 with values of
-// that name (size and kind are not compared, as in libbpf's
-// btf_compat_enum, so a 4-byte declaration finds its 8-byte ENUM64); with
-// two complete enums of the name it stays. Resolving may make more types
-// equivalent (the structs that pointed at the declaration and at the
-// definition), so resolution and merging repeat until nothing changes.
+// structural classes, forward declarations are resolved by name, by
+// libbpf's rules (btf_dedup_resolve_fwds, btf_dedup_prim_type): a FWD
+// (struct or union, by kind_flag) resolves to the one STRUCT or UNION
+// class of its name if there is exactly one and it is of the FWD's kind
+// (a struct and a union of one name leave it, as libbpf keys them by name
+// alone); an enum forward declaration (ENUM or ENUM64 with no values, any
+// size) goes where libbpf's first pass puts it (enumfwd.go, which
+// simulates it): the newest complete ENUM or ENUM64 of its name before
+// it, newest as libbpf's hash table orders them; with none before it, the
+// last new one; with none at all, the first declaration of its name.
+// Size and kind are not compared, as in libbpf's btf_compat_enum, so a
+// 4-byte declaration finds its 8-byte ENUM64, and a name with several
+// complete enums still resolves (the issue-17 example: 'e1' declared,
+// 'e1 {123}', 'e1' declared with size 1, 'e1 {321}' give the two enums,
+// the first declaration standing for {321}, the second for {123}).
+// Resolving may make more types equivalent (the structs that pointed at
+// the declaration and at the definition), so resolution and merging
+// repeat until nothing changes.
 //
 // # Forward declarations inside the types that hold them
 //
@@ -31,7 +40,8 @@
 // btf_dedup_is_equiv does: while comparing two types, FWD 'x' and STRUCT
 // 'x' (UNION 'x' for a union FWD: kind_flag must match) met at the same
 // place stand for each other, and so do 'enum x;' and an ENUM or ENUM64
-// 'x' with values; the declaration is then resolved to the definition.
+// 'x' with values; a FWD is then resolved to the definition (an enum
+// declaration is not: see Finish below).
 // Without this, two copies of a struct that differ only where one CU saw
 // a declaration and another the definition never merge, and neither does
 // anything that contains them. In a kernel that is the common case: in
@@ -60,7 +70,11 @@
 //   - A declaration whose class was resolved takes the definition as its
 //     class in later batches, so what points to it merges at once. Finish
 //     substitutes every recorded resolution, then resolves the remaining
-//     declarations by unique name, and re-deduplicates until stable.
+//     declarations by name (see above), and re-deduplicates until stable.
+//     Enum declarations are resolved only there: inside a struct an enum
+//     declaration stands for any enum of its name, but libbpf never takes
+//     that as where the declaration goes (btf_dedup_merge_hypot_map maps
+//     only FWDs).
 //   - Compare (btfstream diff) keeps declarations and definitions distinct.
 //
 // This relation is not transitive: with two different structs foo, FWD
@@ -134,10 +148,12 @@
 //  3. A component of one type outside any cycle has resolved edges: a
 //     lookup in the hash chains (the batch's new classes, then the table)
 //     and a direct comparison of label and edge classes decide. This is
-//     most types (pointers, qualifiers, typedefs, protos, ints). A struct
-//     or union found this way to match nothing is then checked against its
-//     candidates (it may match up to forward declarations).
-//  4. A cyclic component: its structs and unions, in id order, are checked
+//     most types (pointers, qualifiers, typedefs, protos, ints). A struct,
+//     union or typedef found this way to match nothing is then checked
+//     against its candidates (it may match up to forward declarations;
+//     libbpf 1.7 deduplicates typedefs with structs, since Go's recursive
+//     typedefs loop without one).
+//  4. A cyclic component: its structs, unions and typedefs, in id order, are checked
 //     against their candidates, newest first; the first that check finds
 //     OK is committed, which also settles the structs and unions it
 //     reaches. Then its other members are resolved children first by their
@@ -439,7 +455,11 @@
 // The encoder does this (stream/merge: an Incremental over the base).
 // SplitOnto, which deduplicates the module alone first, cannot: the
 // module's own dedup already merged the two units' sctp_state_fn_t, so it
-// has 3 types fewer than pahole in sctp.ko (equal on the others).
+// has 3 types fewer than pahole 1.31 in sctp.ko (equal on the others).
+// Since typedefs are checked like structs (libbpf 1.7, pahole 1.32), the
+// encoder merges them too: Linux 7.2's sctp.ko has one sctp_state_fn_t and
+// its PTR fewer than with pahole 1.31's rules, as pahole 1.32 gives (the
+// other modules above are unchanged, byte for byte).
 //
 // Commits settle only structs and unions, as libbpf's merge_hypot_map:
 // a module pointer to a kept struct must not fold onto the base's pointer

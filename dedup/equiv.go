@@ -332,6 +332,13 @@ func (st *batchState) match(v, c uint32) bool {
 		return false
 	}
 	st.commitPair(st.t0+v, c)
+	if st.res[v] == none && st.kind(v) == btf.KindTypedef {
+		// A check settles structs and unions, and the typedef it began at.
+		all := st.assignAll
+		st.assignAll = true
+		st.assign(st.t0+v, c)
+		st.assignAll = all
+	}
 	return st.res[v] != none
 }
 
@@ -411,9 +418,15 @@ func (st *batchState) assign(a, b uint32) {
 }
 
 // resolveFwd records, for a leaf pair of a forward declaration and a
-// complete type, what the declaration stands for (first come).
+// complete type, what the declaration stands for (first come). Enum
+// declarations are not resolved by the pairs they are met in, as in
+// libbpf (btf_dedup_merge_hypot_map maps only FWDs): they stand for any
+// enum of their name and kind there, and Finish resolves them (enumfwd.go).
 func (st *batchState) resolveFwd(x, y uint32) {
 	nx, ny := st.nodeOf(x), st.nodeOf(y)
+	if c, _ := fwdRank(nx); c == fwdEnum {
+		return
+	}
 	fx, fy := isFwd(nx), isFwd(ny)
 	switch {
 	case fy && !fx:

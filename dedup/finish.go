@@ -101,10 +101,17 @@ func fwdClass(t btf.Type) (cls uint64, complete, ok bool) {
 }
 
 // resolveFwds returns, per table index, the id a forward declaration
-// resolves to (0: not resolved), or nil when none resolves. A forward
-// declaration resolves when exactly one class of the matching kind (struct
-// or union; for enums, ENUM or ENUM64 with values) in the base or table has
-// its name.
+// resolves to (0: not resolved), or nil when none resolves. The rules are
+// libbpf's (btf_dedup_resolve_fwds, btf_dedup_prim_type):
+//
+//   - A FWD resolves when exactly one STRUCT or UNION class in the base or
+//     table has its name, and it is of the FWD's kind: a struct and a
+//     union of one name make it ambiguous, as libbpf keys them by name.
+//   - An enum forward declaration (ENUM or ENUM64 without values, any
+//     size) goes where libbpf's first pass puts it (enumfwd.go): the
+//     newest complete enum of its name before it (newest as libbpf's hash
+//     table orders them); with none before it, the last new one; with none
+//     at all, the first declaration of its name.
 func (d *Incremental) resolveFwds() []uint32 {
 	st := d.table.Strings()
 	first := uint32(d.table.FirstID())
@@ -154,15 +161,21 @@ func (d *Incremental) resolveFwds() []uint32 {
 			continue
 		}
 		if off := name(t); off != 0 {
+			if cls == fwdUnion {
+				cls = fwdStruct // one key per name (see add)
+			}
 			cand[uint64(off)<<2|cls] = 0
 			wantHash[cstrHash(tview.tail(off))] = true
 		}
 	}
-	// A declaration resolves to the one definition of its name and class
-	// (none: more than one).
+	// A FWD resolves to the one struct or union of its name (none: more
+	// than one).
 	add := func(id uint32, t btf.Type, nameOff uint32) {
 		cls, _, _ := fwdClass(t)
-		key := uint64(nameOff)<<2 | cls
+		if cls == fwdEnum {
+			return
+		}
+		key := uint64(nameOff)<<2 | fwdStruct
 		if v, wanted := cand[key]; !wanted || v == id {
 			return
 		} else if v != 0 {
@@ -202,6 +215,15 @@ func (d *Incremental) resolveFwds() []uint32 {
 			}
 		}
 	}
+	enums := planEnums(d.base, first, d.table.Strings(), specSource(d.table))
+	for k, v := range enums.to {
+		if _, done := d.fwdTo[k]; k < first && !done {
+			if d.fwdTo == nil {
+				d.fwdTo = make(map[uint32]uint32)
+			}
+			d.fwdTo[k] = v // substituted like a base FWD resolved to a table struct
+		}
+	}
 	var target []uint32
 	if d.refsResolvedBaseFwd() {
 		// rebuild substitutes the base FWDs' table structs
@@ -224,7 +246,13 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if off == 0 {
 			continue
 		}
-		if v := cand[uint64(off)<<2|cls]; v != 0 && v != none {
+		v := uint32(0)
+		if cls == fwdEnum {
+			v = enums.to[id]
+		} else if c := cand[uint64(off)<<2|fwdStruct]; c != 0 && c != none && d.kindOf(c) == fwdKind(t) {
+			v = c
+		}
+		if v != 0 {
 			if target == nil {
 				target = make([]uint32, d.table.Len())
 			}
@@ -232,6 +260,22 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	return target
+}
+
+// kindOf is the kind of a base or table id.
+func (d *Incremental) kindOf(id uint32) btf.Kind {
+	if id < uint32(d.table.FirstID()) {
+		return d.base.Type(btf.TypeID(id)).Kind()
+	}
+	return d.table.Type(btf.TypeID(id)).Kind()
+}
+
+// fwdKind is the kind a FWD stands for.
+func fwdKind(t btf.Type) btf.Kind {
+	if t.KindFlag() {
+		return btf.KindUnion
+	}
+	return btf.KindStruct
 }
 
 // rebuild replaces the table by the deduplication of itself with every

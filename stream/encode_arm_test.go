@@ -70,7 +70,7 @@ func TestARMRegisterPairParams(t *testing.T) {
 	}
 	onlyGot, onlyWant := diffCanon(got, want)
 	if len(onlyGot)+len(onlyWant) > 0 {
-		t.Errorf("differences against pahole 1.31:\n only btfstream:\n  %s\n only pahole:\n  %s",
+		t.Errorf("differences against pahole 1.32:\n only btfstream:\n  %s\n only pahole:\n  %s",
 			strings.Join(onlyGot, "\n  "), strings.Join(onlyWant, "\n  "))
 	}
 }

@@ -143,7 +143,7 @@ func compileFixture(t *testing.T, cc, pkg, name string, flags ...string) string 
 	return obj
 }
 
-// paholeBTF runs the reference pahole 1.31 (testenv.Pahole) -J on obj with
+// paholeBTF runs the reference pahole 1.32 (testenv.Pahole) -J on obj with
 // the given --btf_features and returns its BTF.
 func paholeBTF(t *testing.T, obj, features string) *btf.Spec {
 	t.Helper()

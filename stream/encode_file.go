@@ -31,6 +31,12 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 	if err != nil {
 		return nil, stats, elffile.WithFile(path, err)
 	}
+	if opts.Features.Has(FeatLayout) && out.Base() == nil {
+		// pahole 1.32 asks libbpf 1.8 for the layout section
+		// (btf__new_empty_opts, add_layout) for base BTF only: split
+		// BTF would repeat its base's.
+		out.SetLayout(btf.KindLayout())
+	}
 	for id := out.FirstID(); id < out.NextID(); id++ {
 		stats.KindCounts[out.Kind(id)]++
 		stats.Types++

@@ -14,7 +14,7 @@ import (
 
 // The golden fixtures (testdata/encode/golden/TARGET/) are small objects
 // compiled from testdata/encode/*.c for amd64, i386, arm and s390x, each
-// with the reference pahole 1.31's BTF of it (NAME.VARIANT.btf) and
+// with the reference pahole 1.32's BTF of it (NAME.VARIANT.btf) and
 // bpftool's raw dump of that BTF (NAME.VARIANT.dump); regen.sh beside
 // them rebuilds all three from the sources. They test the encoder with no
 // outside tool, on every host.
@@ -33,6 +33,8 @@ import (
 var goldenFeatures = map[string]string{
 	"kbuild":     kbuildFeatures,
 	"global_var": kbuildFeatures + ",global_var",
+	// pahole 1.32's true_signature (strong.o).
+	"true_signature": kbuildFeatures + ",true_signature",
 }
 
 func TestEncodeGolden(t *testing.T) {
@@ -91,7 +93,7 @@ func TestEncodeGolden(t *testing.T) {
 				} else if a, b := c.Unmatched(); len(a)+len(b) > 0 {
 					graph = "NOT equal as type graphs"
 				}
-				t.Fatalf("dump differs from pahole 1.31's (%s); - pahole, + btfstream:\n%s", graph, lineDiff(d, want))
+				t.Fatalf("dump differs from pahole 1.32's (%s); - pahole, + btfstream:\n%s", graph, lineDiff(d, want))
 			}
 
 			// The same bytes at any -j.

@@ -32,7 +32,7 @@ func TestParseFeatures(t *testing.T) {
 }
 
 // TestEncodeFixtures encodes each C fixture built by gcc and clang and
-// compares the result with pahole 1.31's as canonical type sets.
+// compares the result with pahole 1.32's as canonical type sets.
 func TestEncodeFixtures(t *testing.T) {
 	for _, fx := range []string{"types.c", "funcs.c", "tags.c"} {
 		for _, cc := range []string{"gcc", "clang"} { // Debian packages of the same names
@@ -52,7 +52,7 @@ func TestEncodeFixtures(t *testing.T) {
 				}
 				onlyGot, onlyWant := diffCanon(got, want)
 				if len(onlyGot)+len(onlyWant) > 0 {
-					t.Errorf("differences against pahole 1.31:\n only btfstream:\n  %s\n only pahole:\n  %s",
+					t.Errorf("differences against pahole 1.32:\n only btfstream:\n  %s\n only pahole:\n  %s",
 						strings.Join(onlyGot, "\n  "), strings.Join(onlyWant, "\n  "))
 				}
 			})

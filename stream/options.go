@@ -27,8 +27,11 @@ const (
 	FeatDistilledBase     = encode.FeatDistilledBase
 	FeatGlobalVar         = encode.FeatGlobalVar
 	FeatAttributes        = encode.FeatAttributes
+	FeatLayout            = encode.FeatLayout
+	FeatForceCUMerging    = encode.FeatForceCUMerging
 
 	DefaultFeatures = encode.DefaultFeatures
+	AllFeatures     = encode.AllFeatures
 )
 
 // ErrUnknownFeature is returned by ParseFeaturesStrict for a name pahole

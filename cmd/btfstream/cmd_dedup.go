@@ -35,6 +35,10 @@ func runDedup(args []string) int {
 		return fail(1, "dedup: %s: %v", fs.Arg(0), err)
 	}
 	res.ByteOrder = spec.ByteOrder
+	if spec.HasLayout() {
+		// libbpf's btf__dedup keeps the layout section too.
+		res.SetLayout(spec.Header.Layout)
+	}
 	if err := outfile.WriteFile(*out, res.Marshal()); err != nil {
 		return fail(1, "dedup: %v", err)
 	}

@@ -35,11 +35,11 @@ func runDiff(args []string) int {
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	a, err := loadValid(fs.Arg(0), baseSpec)
+	a, err := loadSound(fs.Arg(0), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}
-	b, err := loadValid(fs.Arg(1), baseSpec)
+	b, err := loadSound(fs.Arg(1), baseSpec)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}

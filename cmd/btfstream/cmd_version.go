@@ -10,7 +10,7 @@ import (
 // runVersion implements `btfstream version`: btfstream's own version, from
 // the build information the Go toolchain embeds (module version, VCS
 // revision and time, whether the tree was modified), with the pahole
-// version it follows. `btfstream --version` stays pahole's "v1.31", which
+// version it follows. `btfstream --version` stays pahole's "v1.32", which
 // kbuild's scripts/pahole-version.sh parses.
 func runVersion(args []string) int {
 	fs := newFlagSet("version")
@@ -24,7 +24,7 @@ func runVersion(args []string) int {
 
 // versionLine renders
 //
-//	btfstream v0.3.0 (commit 0123456789ab, 2026-11-21T10:00:00Z, modified) go1.25.0 linux/amd64; pahole v1.31 compatible
+//	btfstream v0.3.0 (commit 0123456789ab, 2026-11-21T10:00:00Z, modified) go1.25.0 linux/amd64; pahole v1.32 compatible
 //
 // Parts the build did not record are left out; a binary built outside a
 // module ("go run file.go") says "unknown".

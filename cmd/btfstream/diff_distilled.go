@@ -78,22 +78,22 @@ func hasDistilledBase(path string) (bool, error) {
 }
 
 // loadDistilled loads a module's .BTF.base and its .BTF over it, and
-// checks both with the validator, as loadValid does for other inputs.
+// checks the structure of both, as loadSound does for other inputs.
 func loadDistilled(path string) (base, split *btf.Spec, err error) {
 	if base, split, err = elffile.LoadDistilledBTF(path); err != nil {
 		return nil, nil, err
 	}
-	if err := base.Validate(); err != nil {
+	if err := base.CheckStructure(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: %w", path, btf.BaseSection, err)
 	}
-	if err := split.Validate(); err != nil {
+	if err := split.CheckStructure(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return base, split, nil
 }
 
-// loadDumpInput loads what dump prints: path's BTF over base, validated
-// unless validate is false; without a base, a module with a .BTF.base
+// loadDumpInput loads what dump prints: path's BTF over base, its
+// structure checked unless validate is false; without a base, a module with a .BTF.base
 // section is read over it (as bpftool would need -B).
 func loadDumpInput(path, base string, validate bool) (*btf.Spec, error) {
 	if base == "" {

@@ -36,7 +36,7 @@ import (
 // paholeVersion is the pahole release whose output and options btfstream
 // follows. kbuild reads it with `$(PAHOLE) --version` (scripts/
 // pahole-version.sh) to pick the flags it passes.
-const paholeVersion = "v1.31"
+const paholeVersion = "v1.32"
 
 // encodeFlags holds the encode command line.
 type encodeFlags struct {
@@ -162,8 +162,8 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.BoolVar(&f.version, "version", false, "print the pahole version whose behaviour this follows ("+paholeVersion+") and exit;\n"+
 		"kbuild reads it ('btfstream version' prints btfstream's own)")
-	fs.BoolVar(&f.numericVersion, "numeric_version", false, "print that version as a number (131) and exit")
-	featureFlag(fs, &featureValue{f: f, sw: -1, list: "all"}, "btf_gen_all", "what pahole 1.31 makes of it: --btf_features=all, where 'all' is no feature name")
+	fs.BoolVar(&f.numericVersion, "numeric_version", false, "print that version as a number (132) and exit")
+	featureFlag(fs, &featureValue{f: f, sw: -1, list: "all"}, "btf_gen_all", "--btf_features=all: every feature, as pahole 1.32 (1.31 took 'all' for no feature name)")
 	for i, l := range legacySwitches {
 		featureFlag(fs, &featureValue{f: f, sw: i}, l.name, l.help)
 	}
@@ -196,7 +196,7 @@ Default features: with none of --btf_features, --btf_features_strict,
 --skip_encoding_btf_*, ...), btfstream encodes what Linux 6.12's kbuild asks for:
   --btf_features=%s --lang_exclude=%s
 With any of them the flags keep pahole's meaning: pahole's own defaults
-(%s) changed by what the flags say, as pahole 1.31 does for
+(%s) changed by what the flags say, as pahole 1.32 does for
 the command lines of older kernels.
 
 `, paholeVersion, stream.DefaultFeatures, kbuildLangExclude, legacyFeatures)
@@ -326,7 +326,7 @@ func (f *encodeFlags) options() (stream.EncodeOptions, error) {
 const legacyFeatures = stream.Features(stream.FeatVar | stream.FeatDeclTag | stream.FeatTypeTag | stream.FeatEnum64)
 
 // featureSet is the feature set the flags ask for: kbuild's (Linux 6.12)
-// when no content flag is given; else pahole 1.31's meaning, which
+// when no content flag is given; else pahole 1.32's meaning, which
 // follows the command-line order: pahole's legacy defaults, which the
 // first --btf_features (or --btf_features_strict, --btf_gen_all) replaces
 // by an empty set before adding its list; later lists add theirs; each

@@ -41,13 +41,16 @@ type kbuildCase struct {
 }
 
 // kbuildCases are the command lines kbuild has given a pahole that says
-// v1.31 (what btfstream --version prints), and the spellings of older
+// v1.32 (what btfstream --version prints), and the spellings of older
 // pahole versions, as each kernel's scripts wrote them:
 // scripts/pahole-flags.sh (5.19-6.6; 6.1's read from Debian's
 // linux-source-6.1), scripts/Makefile.btf (6.7 on; 6.12's from
-// linux-source-6.12), link-vmlinux.sh (`-J ${PAHOLE_FLAGS} ${1}`) and
-// Makefile.modfinal (`-J $(PAHOLE_FLAGS) $(MODULE_PAHOLE_FLAGS) --btf_base
-// vmlinux $@`); then spellings a person uses, which without a feature flag
+// linux-source-6.12; 7.2's from linux-source-7.2, which adds attributes
+// from v1.30 and layout from v1.31, nothing from v1.32), link-vmlinux.sh
+// (`-J ${PAHOLE_FLAGS} ${1}`) and Makefile.modfinal (`-J $(PAHOLE_FLAGS)
+// $(MODULE_PAHOLE_FLAGS) --btf_base vmlinux $@`), 7.2's gen-btf.sh (`-J
+// ${PAHOLE_FLAGS} [--btf_base vmlinux] --btf_encode_detached=${1}.BTF.1
+// ${1}`; M= builds distill in resolve_btfids, not pahole); then spellings a person uses, which without a feature flag
 // mean kbuild 6.12's set.
 func kbuildCases() []kbuildCase {
 	rust := []string{"rust"}
@@ -85,20 +88,25 @@ func kbuildCases() []kbuildCase {
 			kbuildSet, rust, "vmlinux", ""},
 		{"6.12 out-of-tree module (KBUILD_EXTMOD)", "-J -j --btf_features=" + kbuild611 + " -j --lang_exclude=rust --btf_features=distilled_base --btf_base vmlinux hello.ko", 0,
 			kbuildSet | stream.Features(stream.FeatDistilledBase), rust, "vmlinux", ""},
-		// Later kernels: -j$(JOBS), attributes and layout (unknown to
-		// pahole 1.31: ignored), a detached output.
-		{"later, make -j4", "-J -j4 --btf_features=" + kbuild611 + " --btf_features=attributes --btf_features=layout -j4 --btf_features=+reproducible_build --lang_exclude=rust --btf_encode_detached=vmlinux.btf.o vmlinux.unstripped", 4,
-			reproSet | stream.Features(stream.FeatAttributes), rust, "", "vmlinux.btf.o"},
-		{"later, make without -j", "-J -j --btf_features=" + kbuild611 + " --btf_features=attributes -j --lang_exclude=rust --btf_encode_detached vmlinux.btf.o vmlinux.unstripped", 0,
+		// Linux 7.2 (gen-btf.sh): -j$(JOBS), attributes and layout, a
+		// detached output; layout makes base BTF carry the layout section.
+		{"7.2 vmlinux, make -j4, KBUILD_BUILD_TIMESTAMP set", "-J -j4 --btf_features=" + kbuild611 + " --btf_features=attributes --btf_features=layout -j4 --btf_features=+reproducible_build --lang_exclude=rust --btf_encode_detached=.tmp_vmlinux1.BTF.1 .tmp_vmlinux1", 4,
+			reproSet | stream.Features(stream.FeatAttributes|stream.FeatLayout), rust, "", ".tmp_vmlinux1.BTF.1"},
+		{"7.2 vmlinux, make without -j", "-J -j --btf_features=" + kbuild611 + " --btf_features=attributes --btf_features=layout -j --lang_exclude=rust --btf_encode_detached=.tmp_vmlinux1.BTF.1 .tmp_vmlinux1", 0,
+			kbuildSet | stream.Features(stream.FeatAttributes|stream.FeatLayout), rust, "", ".tmp_vmlinux1.BTF.1"},
+		{"7.2 module (no layout in split BTF)", "-J -j2 --btf_features=" + kbuild611 + " --btf_features=attributes --btf_features=layout -j2 --lang_exclude=rust --btf_base vmlinux --btf_encode_detached=fs/xfs/xfs.ko.BTF.1 fs/xfs/xfs.ko", 2,
+			kbuildSet | stream.Features(stream.FeatAttributes|stream.FeatLayout), rust, "vmlinux", "fs/xfs/xfs.ko.BTF.1"},
+		{"detached with a space", "-J -j --btf_features=" + kbuild611 + " --btf_features=attributes -j --lang_exclude=rust --btf_encode_detached vmlinux.btf.o vmlinux.unstripped", 0,
 			kbuildSet | stream.Features(stream.FeatAttributes), rust, "", "vmlinux.btf.o"},
 		// Spellings a person uses.
 		{"bare file: kbuild 6.12's set", "vmlinux", 1, kbuildSet, rust, "", ""},
 		{"-J alone: kbuild 6.12's set", "-J vmlinux", 1, kbuildSet, rust, "", ""},
 		{"--mem-limit: kbuild 6.12's set", "--mem-limit 1G vmlinux", 1, kbuildSet, rust, "", ""},
 		{"--lang_exclude alone: pahole's defaults", "-J --lang_exclude=rust vmlinux", 1, legacyFeatures, rust, "", ""},
-		// pahole 1.31: --btf_gen_all is --btf_features=all, and "all" is no
-		// feature name: nothing at all.
-		{"--btf_gen_all", "-J --btf_gen_all vmlinux", 1, 0, nil, "", ""},
+		// pahole 1.32: --btf_gen_all is --btf_features=all, every feature
+		// (1.31 knew no "all": nothing at all).
+		{"--btf_gen_all", "-J --btf_gen_all vmlinux", 1, stream.AllFeatures, nil, "", ""},
+		{"all in a list", "-J --btf_features=var,all --skip_encoding_btf_vars vmlinux", 1, stream.AllFeatures &^ stream.Features(stream.FeatVar), nil, "", ""},
 		{"--btf_attributes", "-J --btf_attributes vmlinux", 1, legacyFeatures | stream.Features(stream.FeatAttributes), nil, "", ""},
 		// Order matters to pahole: the first --btf_features drops what
 		// came before it, switches after it still count.
@@ -119,7 +127,7 @@ func kbuildCases() []kbuildCase {
 }
 
 // TestEncodeFlagsKbuild parses every kbuildCase: each must keep pahole
-// 1.31's meaning (TestKbuildSpellingsVsPahole runs pahole on them).
+// 1.32's meaning (TestKbuildSpellingsVsPahole runs pahole on them).
 func TestEncodeFlagsKbuild(t *testing.T) {
 	for _, c := range kbuildCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -230,7 +238,7 @@ func TestFlagErrors(t *testing.T) {
 
 // TestHelpAndVersion: --help goes to stdout with exit 0 in every
 // subcommand; the encoder's --help names the default feature set;
-// --version is what scripts/pahole-version.sh turns into 131.
+// --version is what scripts/pahole-version.sh turns into 132.
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"encode", "--help"}, {"dump", "--help"}, {"dedup", "-h"}, {"diff", "--help"}, {"version", "--help"}} {
 		code, out, errOut := runCaptured(args...)
@@ -248,13 +256,13 @@ func TestHelpAndVersion(t *testing.T) {
 	// scripts/pahole-version.sh: "$@" --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/'
 	// and kbuild compares the result as a number (CONFIG_PAHOLE_VERSION).
 	code, out, _ := runCaptured("--version")
-	if v := regexp.MustCompile(`v([0-9]+)\.([0-9]+)`).ReplaceAllString(out, "$1$2"); code != 0 || v != "131\n" {
-		t.Errorf("--version: exit %d, %q, which pahole-version.sh turns into %q, want 131", code, out, v)
+	if v := regexp.MustCompile(`v([0-9]+)\.([0-9]+)`).ReplaceAllString(out, "$1$2"); code != 0 || v != "132\n" {
+		t.Errorf("--version: exit %d, %q, which pahole-version.sh turns into %q, want 132", code, out, v)
 	}
-	if code, out, _ := runCaptured("--numeric_version"); code != 0 || out != "131\n" {
+	if code, out, _ := runCaptured("--numeric_version"); code != 0 || out != "132\n" {
 		t.Errorf("--numeric_version: %d %q", code, out)
 	}
-	if code, out, _ := runCaptured("version"); code != 0 || !strings.HasPrefix(out, "btfstream ") || !strings.Contains(out, "pahole v1.31") {
+	if code, out, _ := runCaptured("version"); code != 0 || !strings.HasPrefix(out, "btfstream ") || !strings.Contains(out, "pahole v1.32") {
 		t.Errorf("version: %d %q", code, out)
 	}
 }

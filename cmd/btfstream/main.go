@@ -6,6 +6,7 @@
 //	btfstream dump FILE [--base BASE]   print BTF like `bpftool btf dump ... format raw`
 //	btfstream dedup IN -o OUT [--base]  deduplicate raw BTF
 //	btfstream diff A B [--base BASE]    compare two BTFs as type graphs
+//	btfstream check FILE [--base BASE]  check BTF against the kernel verifier's rules
 //	btfstream version                   btfstream's own version (--version is pahole's)
 //
 // Each subcommand lives in its own file (cmd_*.go) and returns an exit code:
@@ -35,6 +36,7 @@ func subcommands() map[string]subcommand {
 		"dump":    runDump,
 		"dedup":   runDedup,
 		"diff":    runDiff,
+		"check":   runCheck,
 		"version": runVersion,
 	}
 }
@@ -148,22 +150,37 @@ func checkOperands(got []string, names ...string) error {
 	return nil
 }
 
-// loadBase loads and validates a base BTF (--base, --btf_base).
+// loadBase loads a base BTF (--base) and checks its structure.
 func loadBase(base string) (*btf.Spec, error) {
 	if base == "" {
 		return nil, nil
 	}
-	s, err := loadValid(base, nil)
+	s, err := loadSound(base, nil)
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
 	return s, nil
 }
 
-// loadValid loads path's BTF (raw or an ELF file's .BTF) over base and
-// checks it with the validator the encoder uses (btf.Spec.Validate), so no
-// tool works on BTF the kernel would refuse. Errors name path and, for
-// invalid BTF, the type id and byte offset.
+// loadSound loads path's BTF (raw or an ELF file's .BTF) over base and
+// checks its structure (btf.Spec.CheckStructure), which every tool needs:
+// dump, dedup and diff read BTF that only the kernel verifier's rules
+// refuse (`btfstream check` applies those). Errors name path and, for
+// malformed BTF, the type id and byte offset.
+func loadSound(path string, base *btf.Spec) (*btf.Spec, error) {
+	s, err := elffile.LoadBTF(path, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckStructure(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// loadValid loads path's BTF over base and checks it with the kernel
+// verifier's rules too (btf.Spec.Validate), as the encoder does for its
+// --btf_base: the encoder's output must load into the kernel.
 func loadValid(path string, base *btf.Spec) (*btf.Spec, error) {
 	s, err := elffile.LoadBTF(path, base)
 	if err != nil {
@@ -184,11 +201,11 @@ func loadRaw(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 // loadWithBase loads an optional base BTF and then path's BTF on top of
-// it, both validated.
+// it, both checked for structure.
 func loadWithBase(path, base string) (*btf.Spec, error) {
 	b, err := loadBase(base)
 	if err != nil {
 		return nil, err
 	}
-	return loadValid(path, b)
+	return loadSound(path, b)
 }

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
+	"github.com/btfstream/btfstream/stream"
 )
 
-// referencePahole finds pahole 1.31: $BTFSTREAM_PAHOLE, else
-// shared/reference/pahole-1.31/pahole in a directory above this one (the
+// referencePahole finds pahole 1.32: $BTFSTREAM_PAHOLE, else
+// shared/reference/pahole-1.32/pahole in a directory above this one (the
 // repository sits beside shared/). Missing, it fails under CI=true and
 // skips otherwise.
 func referencePahole(t *testing.T) string {
@@ -22,7 +26,7 @@ func referencePahole(t *testing.T) string {
 	}
 	dir, _ := os.Getwd()
 	for {
-		p := filepath.Join(dir, "shared", "reference", "pahole-1.31", "pahole")
+		p := filepath.Join(dir, "shared", "reference", "pahole-1.32", "pahole")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -33,14 +37,14 @@ func referencePahole(t *testing.T) string {
 		dir = up
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("the reference pahole 1.31 is missing (shared/reference/pahole-1.31/pahole)")
+		t.Fatal("the reference pahole 1.32 is missing (shared/reference/pahole-1.32/pahole)")
 	}
-	t.Skip("no reference pahole 1.31 (set BTFSTREAM_PAHOLE)")
+	t.Skip("no reference pahole 1.32 (set BTFSTREAM_PAHOLE)")
 	return ""
 }
 
 // TestKbuildSpellingsVsPahole runs every kbuildCase through btfstream and
-// through pahole 1.31 on two small objects (point.o from gcc; tagged.o from
+// through pahole 1.32 on two small objects (point.o from gcc; tagged.o from
 // clang, with type and decl tags, a per-CPU variable, a 64-bit enum;
 // modules: over point.btf) and requires the same type graph: a command line with a
 // feature flag means what pahole makes of it, one without means kbuild
@@ -104,12 +108,102 @@ func kbuildVsPahole(t *testing.T, pahole string, c kbuildCase, o, base, dir stri
 	if errA != nil || errB != nil {
 		t.Fatalf("loading: %v / %v", errA, errB)
 	}
+	// The layout section: in base BTF when asked for, as pahole 1.32 with
+	// libbpf 1.8 writes it; Debian's (libbpf 1.7) never writes one.
+	if want := c.feats.Has(stream.FeatLayout) && c.base == ""; a.HasLayout() != want || b.HasLayout() {
+		t.Errorf("layout section: ours %v (want %v), pahole's %v", a.HasLayout(), want, b.HasLayout())
+	}
 	cmp, err := dedup.Compare(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !cmp.Equal() {
 		onlyA, onlyB := cmp.Unmatched()
+		if copies := baseCopies(b, onlyB); len(onlyA) == 0 && copies == len(onlyB) {
+			// pahole 1.32 as Debian builds it (libbpf 1.7) leaves exact
+			// copies of base types in split BTF (issue 16); ours has none.
+			t.Logf("pahole's split BTF has %d exact copies of base types; otherwise equal", copies)
+			return
+		}
 		t.Errorf("btfstream %q and pahole %q differ: %d types only in ours, %d only in pahole's", ours, ref, len(onlyA), len(onlyB))
 	}
+}
+
+// TestSupportedFeaturesVsPahole: --supported_btf_features lists what
+// pahole 1.32 lists when built with the libbpf it bundles (1.8): Debian's
+// list (libbpf 1.7) with "layout" after "true_signature", where
+// 178b7697 puts it in pahole's btf_features[] (the Debian binary's table
+// has its entry there, unlisted for want of btf__new_empty_opts).
+func TestSupportedFeaturesVsPahole(t *testing.T) {
+	pahole := referencePahole(t)
+	out, err := exec.Command(pahole, "--supported_btf_features").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, n := range strings.Split(strings.TrimSpace(string(out)), ",") {
+		if n == "layout" {
+			t.Fatalf("this pahole lists layout itself: %s", out)
+		}
+		want = append(want, n)
+		if n == "true_signature" {
+			want = append(want, "layout")
+		}
+	}
+	code, ours, _ := runCaptured("--supported_btf_features")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got := strings.Split(strings.TrimSpace(ours), ",")
+	if strings.Join(got, ",") == strings.Join(want, ",") {
+		return
+	}
+	// Until every feature of pahole 1.32 is implemented, ours must be
+	// pahole's list without them, in pahole's order, layout included.
+	known := map[string]bool{}
+	for _, n := range got {
+		known[n] = true
+	}
+	var sub, missing []string
+	for _, n := range want {
+		if known[n] || n == "layout" {
+			sub = append(sub, n)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	if !known["true_signature"] && known["layout"] {
+		// layout then sits where true_signature would precede it.
+		sub = slices.DeleteFunc(sub, func(n string) bool { return n == "layout" })
+		i := slices.Index(sub, "attributes")
+		sub = slices.Insert(sub, i+1, "layout")
+	}
+	if strings.Join(got, ",") != strings.Join(sub, ",") {
+		t.Errorf("--supported_btf_features:\n got %s\nwant %s (pahole 1.32 with libbpf 1.8: %s)", ours, strings.Join(sub, ","), strings.Join(want, ","))
+	}
+	t.Logf("not yet listed (not implemented here): %s", strings.Join(missing, ","))
+}
+
+// baseCopies counts the types among ids of split BTF s whose record
+// (header and kind-specific words) is that of a type of its base.
+func baseCopies(s *btf.Spec, ids []btf.TypeID) int {
+	base := s.Base()
+	if base == nil {
+		return 0
+	}
+	record := func(sp *btf.Spec, id btf.TypeID) string {
+		t := sp.Type(id)
+		return fmt.Sprint(sp.Name(id), t.Info, t.SizeOrType, sp.Extra(id))
+	}
+	records := map[string]bool{}
+	for id := base.FirstID(); id < base.NextID(); id++ {
+		records[record(base, id)] = true
+	}
+	n := 0
+	for _, id := range ids {
+		if records[record(s, id)] {
+			n++
+		}
+	}
+	return n
 }

@@ -15,7 +15,7 @@
 //	                   and ../../shared from the repository root that holds
 //	                   reference/, so a clone or a worktree beside it works)
 //	BTFSTREAM_PAHOLE   the reference pahole (default
-//	                   SHARED/reference/pahole-1.31/pahole)
+//	                   SHARED/reference/pahole-1.32/pahole)
 //	BTFSTREAM_KERNELS  vmlinux files with DWARF, separated by ':' (see Kernels)
 package testenv
 
@@ -103,8 +103,8 @@ var (
 	paholeErr = map[string]string{} // path -> why it cannot run ("" = it runs)
 )
 
-// Pahole returns the reference pahole 1.31 after checking that it runs and
-// says v1.31 (it needs Debian's libdw1 and libelf1; without them the
+// Pahole returns the reference pahole 1.32 after checking that it runs and
+// says v1.32 (it needs Debian's libdw1 and libelf1; without them the
 // loader's message is reported). Missing if not.
 func Pahole(t testing.TB) string {
 	t.Helper()
@@ -114,7 +114,7 @@ func Pahole(t testing.TB) string {
 		if shared == "" {
 			Missing(t, "no shared/reference beside the repository %s (set BTFSTREAM_SHARED or BTFSTREAM_PAHOLE)", RepoRoot(t))
 		}
-		p = filepath.Join(shared, "reference", "pahole-1.31", "pahole")
+		p = filepath.Join(shared, "reference", "pahole-1.32", "pahole")
 	}
 	paholeMu.Lock()
 	why, ok := paholeErr[p]
@@ -125,8 +125,8 @@ func Pahole(t testing.TB) string {
 		switch err := cmd.Run(); {
 		case err != nil:
 			why = strings.TrimSpace(err.Error() + ": " + out.String())
-		case strings.TrimSpace(out.String()) != "v1.31":
-			why = "says " + strings.TrimSpace(out.String()) + ", want v1.31"
+		case strings.TrimSpace(out.String()) != "v1.32":
+			why = "says " + strings.TrimSpace(out.String()) + ", want v1.32"
 		}
 		paholeErr[p] = why
 	}

@@ -119,6 +119,18 @@ func (cu *CU) Len() uint32 { return uint32(len(cu.arena.Tags)) }
 // Tags returns the raw tag records, in section order.
 func (cu *CU) Tags() []arena.Tag { return cu.arena.Tags }
 
+// HasAttr reports whether the unit's abbreviation table declares
+// attribute at, i.e. whether any of its DIEs may carry it (one scan of the
+// table, a few hundred entries).
+func (cu *CU) HasAttr(at dwarf.Attr) bool {
+	for i := range cu.table.specs {
+		if dwarf.Attr(cu.table.specs[i].at) == at {
+			return true
+		}
+	}
+	return false
+}
+
 // DIE returns the DIE with the given id.
 func (cu *CU) DIE(id TagID) DIE { return DIE{cu: cu, id: id} }
 

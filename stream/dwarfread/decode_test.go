@@ -114,6 +114,9 @@ func TestSampleBothOrders(t *testing.T) {
 			if len(kids) != 3 || kids[2] != dwarf.TagVariable {
 				t.Errorf("unit children %v", kids)
 			}
+			if !cu.HasAttr(dwarf.AttrDataMemberLoc) || cu.HasAttr(dwarf.AttrBitSize) || cu.HasAttr(0x2139) {
+				t.Error("HasAttr: want data_member_location declared, bit_size and GNU_annotation not")
+			}
 			if cu.Language() != 0x1d || cu.Producer() != "test-cc" {
 				t.Errorf("language %#x producer %q", cu.Language(), cu.Producer())
 			}

@@ -14,11 +14,18 @@
 // Encoder is shared and read-only; each goroutine has its own Worker. The
 // rules are pahole's, file by file:
 //
-//   - types.go: type DIEs to BTF kinds (arrays flattened, bitfields,
-//     enums and ENUM64, FLOAT, FWD, TYPE_TAG chains), the index type;
+//   - types.go: type DIEs to BTF kinds (arrays nested per dimension, bitfields,
+//     enums and ENUM64, FLOAT, FWD), the index type;
+//   - annot.go: btf_type_tag (TYPE_TAG chains) and btf_decl_tag (DECL_TAG)
+//     annotations, as LLVM (child DIEs) and GCC 16 (DW_AT_GNU_annotation
+//     chains) write them;
 //   - funcs.go, params.go, packed.go: which functions are saved and the
 //     verdicts the merger needs (parameters in unexpected registers from
 //     DW_AT_location lists, uncertain stack locations of packed structs);
+//   - paramloc.go, funcsyms.go: pahole 1.32's per-parameter locations
+//     (ABI slots, aggregates in pieces, true_signature's members) and the
+//     function symbols' addresses and suffixes (strong definitions,
+//     .isra/.constprop clones);
 //   - vars.go: which variables are encoded and where (DATASEC entries);
 //   - symbols.go, kfunc.go: the ELF symbol tables (function names as
 //     pahole's elf_functions, object symbols) and the kfunc flags of

@@ -6,10 +6,10 @@ package encode
 //   - Types: a unit's type DIEs are numbered in dwarf_loader's order (a
 //     type's nested types, such as anonymous members' types, pointer type
 //     tags and types declared in function bodies, come before it), and each
-//     becomes one BTF type in a batch. Arrays of several dimensions become
-//     ONE ARRAY whose nelems is the product of the dimensions; the index
-//     type is the first unit's "int" (or an "int" appended after the first
-//     unit that needs one). Enums with no byte size are 4 bytes; an enum
+//     becomes one BTF type in a batch, except an array of n dimensions: n
+//     nested ARRAYs, innermost first (pahole 1.32; 1.31 wrote one ARRAY of
+//     the dimensions' product); the index type is the first unit's "int"
+//     (or an "int" appended after the first unit that needs one). Enums with no byte size are 4 bytes; an enum
 //     declaration is an empty ENUM, a struct/union declaration a FWD.
 //     DW_TAG_unspecified_type becomes void; C++ references, _Atomic and
 //     pointers to members are errors, as in pahole.
@@ -19,8 +19,13 @@ package encode
 //     all have names and whose name (own, or its abstract origin's) is an
 //     ELF FUNC symbol name (up to the first '.'; .cold/.part skipped) is
 //     saved as ids and string offsets (FuncState); the merger merges them
-//     by name at the end.
-//   - optimized_func is accepted and, as in pahole 1.31, changes nothing.
+//     by name at the end. Their verdicts are pahole 1.32's (paramloc.go:
+//     locations judged per ABI register slot, parameters out of their
+//     abstract origin's order; funcs.go: DW_AT_low_pc against the name's
+//     symbols, whose addresses and '.' suffixes funcsyms.go keeps).
+//   - optimized_func is accepted and changes nothing: pahole 1.32 always
+//     keeps functions with optimized-out parameters unless their ABI
+//     changed.
 
 import (
 	"debug/dwarf"
@@ -28,6 +33,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // IndexUse is what the merger needs to give a unit's arrays their index
@@ -120,9 +126,12 @@ func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag)}
+	e.funcs = funcCtx{elfs: &syms.funcs, locs: locs, declTags: feat.Has(FeatDeclTag), trueSig: feat.Has(FeatTrueSignature)}
 	e.funcs.v5 = locs.HasLoclists() && !locs.HasLoc()
-	e.funcs.nRegs, e.funcs.regs = regParams(f.Machine())
+	e.funcs.abi.nRegs, e.funcs.abi.regs = regParams(f.Machine())
+	e.funcs.abi.addr = int(e.addr)
+	e.funcs.abi.aggTwoRegs = f.Machine() != elffile.EMS390
+	e.funcs.rel = f.ELF().Relocatable()
 	e.vars = newVarCtx(f.ELF(), &syms.objects, feat, cfg.Verbose)
 	return e, nil
 }
@@ -179,6 +188,9 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 		if b.Vars, err = e.vars.encodeVars(c, e.feat.Has(FeatDeclTag), b.Vars); err != nil {
 			return nil, err
 		}
+	}
+	if t.foreignErr != nil {
+		return nil, t.foreignErr
 	}
 	return b, nil
 }

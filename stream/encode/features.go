@@ -27,6 +27,16 @@ const (
 	FeatDistilledBase                         // distilled_base: .BTF.base for out-of-tree modules (written by cmd/btfstream with btf.Distill)
 	FeatGlobalVar                             // global_var: VARs for every global variable, not only per-CPU
 	FeatAttributes                            // attributes: arena kfunc pointers through TYPE_TAG "address_space(1)" with kind_flag (kfunc_arena.go)
+	FeatTrueSignature                         // true_signature: FUNCs of '.'-suffixed symbols under that name, prototypes as the ABI changed them (pahole 1.32)
+	FeatLayout                                // layout: the layout section in base BTF (pahole 1.32 with libbpf 1.8; after true_signature in pahole's list)
+	// force_cu_merging (pahole 1.32, 36037d4b): pahole loads every unit of
+	// the file as one before encoding (it does so anyway when a unit refers
+	// to another's DIEs). Accepted, and the output is the same as without
+	// it: on the 7.2 and 6.12 cloud vmlinux pahole 1.32's output with it
+	// equals its output without it as type graphs (btfstream diff; only
+	// the order differs: the VARs come after all types, not per unit), and
+	// on the golden fixtures its dumps are identical.
+	FeatForceCUMerging
 )
 
 // featureNames maps Feature bit i to its pahole name.
@@ -34,12 +44,18 @@ var featureNames = [...]string{
 	"encode_force", "var", "float", "decl_tag", "type_tag", "enum64",
 	"optimized_func", "consistent_func", "decl_tag_kfuncs",
 	"reproducible_build", "distilled_base", "global_var", "attributes",
+	"true_signature",
+	"layout",
+	"force_cu_merging",
 }
 
 // DefaultFeatures is pahole's "default" set: what kbuild asks for
 // (scripts/Makefile.btf for pahole >= 1.26).
 const DefaultFeatures = Features(FeatEncodeForce | FeatVar | FeatFloat | FeatDeclTag |
 	FeatTypeTag | FeatEnum64 | FeatOptimizedFunc | FeatConsistentFunc | FeatDeclTagKfuncs)
+
+// AllFeatures is every feature there is a name for: what "all" means.
+const AllFeatures = Features(1<<len(featureNames) - 1)
 
 // Has reports whether f is in the set.
 func (fs Features) Has(f Feature) bool { return fs&Features(f) != 0 }
@@ -59,12 +75,13 @@ func (fs Features) String() string {
 // pahole does not know.
 var ErrUnknownFeature = errors.New("unknown BTF feature")
 
-// ParseFeatures parses a --btf_features list the way pahole 1.31 does:
+// ParseFeatures parses a --btf_features list the way pahole 1.32 does:
 // "default" (or "") is DefaultFeatures; a leading "+" adds the listed
 // features to the default set; otherwise only the listed features are on.
-// "default" may also appear as an element of the list. Unknown names are
-// ignored, as pahole does without --btf_features_strict; use
-// ParseFeaturesStrict to reject them.
+// "default" may also appear as an element of the list, and so may "all":
+// every feature (pahole 1.32, 76e9d590; 1.31 took it for an unknown name).
+// Unknown names are ignored, as pahole does without --btf_features_strict;
+// use ParseFeaturesStrict to reject them.
 func ParseFeatures(list string) (Features, error) { return parseFeatures(list, false) }
 
 // ParseFeaturesStrict is ParseFeatures with --btf_features_strict: unknown
@@ -87,6 +104,10 @@ next:
 		}
 		if name == "default" {
 			fs |= DefaultFeatures
+			continue
+		}
+		if name == "all" {
+			fs |= AllFeatures
 			continue
 		}
 		for i, n := range featureNames {

@@ -2,6 +2,7 @@ package encode
 
 import (
 	"debug/dwarf"
+	"strings"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
@@ -24,61 +25,115 @@ type FuncAnnot struct {
 // btf_encoder_func_state): ids and string offsets only, so the unit's
 // DIEs can be freed once it is converted. In a Batch, type ids are the
 // batch's and names offsets into its strings; the merger rewrites both.
+// Params are already as pahole 1.32 saves them: reordered parameters
+// without a location dropped, true_signature's changes made.
 type FuncState struct {
-	Elf        uint32 // index into the symbol table's functions
-	Seq        uint32 // save order, for a stable merge
-	Ret        btf.TypeID
-	Params     []FuncParam
-	Annots     []FuncAnnot
-	Unexpected bool
-	Uncertain  bool
+	Elf     uint32 // index into the symbol table's functions
+	Seq     uint32 // save order, for a stable merge
+	Ret     btf.TypeID
+	Params  []FuncParam
+	Annots  []FuncAnnot
+	Flags   FuncFlags
+	TrueSym uint16 // true_signature: 1 + rank of the '.'-suffixed symbol at the function's address; 0: none
 }
+
+// FuncFlags are a saved function's verdicts.
+type FuncFlags uint8
+
+const (
+	FuncUnexpected     FuncFlags = 1 << iota // a parameter in an unexpected register (and no struct parameter)
+	FuncUncertain                            // a packed struct passed on the stack
+	FuncReordered                            // parameters not in their abstract origin's order
+	FuncOptimizedParms                       // a parameter optimized out or without location
+	FuncSigChanged                           // clang marked it DW_CC_nocall: its ABI changed
+	FuncOptimizedSym                         // a symbol at its address has an .isra/.constprop suffix
+	FuncAtSymbol                             // its DW_AT_low_pc is the address of one of its name's symbols
+	FuncHasAddr                              // it has a DW_AT_low_pc other than 0 (as pahole reads it)
+)
+
+// Has reports whether all of f are set.
+func (fl FuncFlags) Has(f FuncFlags) bool { return fl&f == f }
 
 // funcCtx is the per-file state for functions, read-only once made (the
 // workers share it).
 type funcCtx struct {
 	elfs     *elfFuncs
 	locs     *dwarfread.LocLists
-	nRegs    int
-	regs     [8]int
+	abi      abi
 	v5       bool
 	declTags bool
+	trueSig  bool // true_signature
+	rel      bool // an ET_REL file (atSymbol)
 }
 
-// paramInfo is pahole's per-parameter location verdict.
-type paramInfo struct {
-	hasLoc, optimized, unexpected bool
+// unitParams holds a unit's parameter verdicts: per DIE node the index
+// (+1) of its paramInfo, a worker's scratch reused from unit to unit.
+type unitParams struct {
+	at        []int32 // per node: 1 + index in infos; 0: none
+	infos     []paramInfo
+	reordered map[int32]bool // by function node
+	ops       []exprOp
+	ps        []*paramInfo
 }
 
-// saveFuncs appends to states the functions of a converted unit that have
-// an ELF symbol, as btf_encoder__encode_cu + btf_encoder__save_func do.
-func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []FuncState {
+// reset readies up for a unit of n nodes.
+func (up *unitParams) reset(n int) {
+	up.at = resize(up.at, n)
+	up.infos = up.infos[:0]
+	clear(up.reordered)
+}
+
+// index returns p's paramInfo index, made if p has none.
+func (up *unitParams) index(p int32) int32 {
+	if k := up.at[p]; k > 0 {
+		return k - 1
+	}
+	up.infos = append(up.infos, paramInfo{locReg: noReg, member: -1})
+	up.at[p] = int32(len(up.infos))
+	return int32(len(up.infos) - 1)
+}
+
+// get returns p's paramInfo (valid until the next index call that makes one).
+func (up *unitParams) get(p int32) *paramInfo { return &up.infos[up.index(p)] }
+
+// judgeParams computes every parameter's verdicts as pahole 1.32's
+// dwarf_loader does: each parameter's location decoded, the locations of
+// out-of-line copies shared with their abstract origin's parameters (in
+// function table order), then each function's parameters judged against
+// the ABI's registers.
+func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 	t := c.t
-	if fc.elfs == nil || fc.elfs.len() == 0 {
-		return states
+	up := &c.params
+	up.reset(t.n)
+	lim := fc.abi.addr
+	if fc.abi.aggTwoRegs {
+		lim *= 2
 	}
-	// Location verdicts per parameter node, with sharing to abstract
-	// origins (ftype__recode_dwarf_types).
-	info := make(map[int32]*paramInfo)
-	get := func(p int32) *paramInfo {
-		pi := info[p]
-		if pi == nil {
-			pi = &paramInfo{}
-			info[p] = pi
-		}
-		return pi
-	}
+	// Where a parameter is, beyond the argument registers, matters only
+	// to true_signature and to clang's rule (which skips big aggregates
+	// without counting them).
+	decodeAll := fc.trueSig || clang
 	for _, f := range c.funcs {
 		idx := 0
 		t.children(f, func(p int32) {
 			if t.tag(p) != dwarf.TagFormalParameter {
 				return
 			}
-			pi := get(p)
-			if idx < fc.nRegs {
-				fc.judgeParam(t, cuNode, p, fc.regs[idx], pi)
-			}
+			pi := up.get(p)
+			pi.idx = uint8(idx)
 			idx++
+			pi.typeSize = uint16(c.typeByteSize(p))
+			pi.inMemory = int(pi.typeSize) > lim
+			pi.hasConst = t.has(p, dwarf.AttrConstValue)
+			if !decodeAll && idx > fc.abi.nRegs {
+				// Past the registers (each parameter before it took
+				// one slot at least): only whether it has a location
+				// counts, here and in its abstract origin.
+				pi.hasLoc = t.has(p, dwarf.AttrLocation)
+				return
+			}
+			fc.decodeParam(t, p, pi, up)
+			c.finishPieces(pi, p, t.has(p, dwarf.AttrName))
 		})
 	}
 	for _, f := range c.funcs {
@@ -90,18 +145,70 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			if o < 0 {
 				return
 			}
-			pi, oi := get(p), get(o)
-			if pi.hasLoc {
-				oi.hasLoc = true
+			if up.at[o] == 0 {
+				up.get(o).idx = 0xff // not a function's parameter
 			}
-			if pi.optimized {
-				oi.optimized = true
+			pi, oi := &up.infos[up.at[p]-1], &up.infos[up.at[o]-1]
+			if pi.idx != oi.idx {
+				if up.reordered == nil {
+					up.reordered = make(map[int32]bool)
+				}
+				up.reordered[f] = true
 			}
-			if pi.unexpected {
-				oi.unexpected = true
+			oi.hasLoc = oi.hasLoc || pi.hasLoc
+			oi.hasConst = oi.hasConst || pi.hasConst
+			oi.locConst = oi.locConst || pi.locConst
+			oi.locStack = oi.locStack || pi.locStack
+			if pi.locReg != noReg {
+				oi.locReg = pi.locReg
+			}
+			if pi.typeSize != 0 {
+				oi.typeSize = pi.typeSize
+			}
+			oi.inMemory = oi.inMemory || pi.inMemory
+			oi.first |= pi.first
+			oi.second |= pi.second
+			if pi.member >= 0 && oi.member < 0 {
+				oi.member = pi.member
 			}
 		})
 	}
+	for _, f := range c.funcs {
+		up.ps = up.ps[:0]
+		t.children(f, func(p int32) {
+			if t.tag(p) == dwarf.TagFormalParameter {
+				up.ps = append(up.ps, &up.infos[up.at[p]-1])
+			}
+		})
+		sig := clang && sigChanged(t, f)
+		analyzeParams(up.ps, &fc.abi, clang, sig, fc.trueSig && sig)
+	}
+	return up
+}
+
+// sigChanged is pahole's function__signature_changed: clang marks a
+// function whose ABI it changed DW_CC_nocall (on the abstract origin of
+// an out-of-line copy); an inline function's own DIE never counts.
+func sigChanged(t *encTree, f int32) bool {
+	if t.has(f, dwarf.AttrInline) && t.num(f, dwarf.AttrInline) != 0 {
+		return false
+	}
+	if t.has(f, dwarf.AttrAbstractOrigin) {
+		o := t.ref(f, dwarf.AttrAbstractOrigin)
+		return o >= 0 && t.num(o, attrCallingConvention) == dwCCNocall
+	}
+	return t.num(f, attrCallingConvention) == dwCCNocall
+}
+
+// saveFuncs appends to states the functions of a converted unit that have
+// an ELF symbol, as btf_encoder__encode_cu + btf_encoder__save_func do.
+func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []FuncState {
+	t := c.t
+	if fc.elfs == nil || fc.elfs.len() == 0 {
+		return states
+	}
+	clang := strings.Contains(t.producer, "clang")
+	up := fc.judgeParams(c, clang)
 	strs := c.out.Strings()
 	for _, f := range c.funcs {
 		if t.flag(f, dwarf.AttrDeclaration) {
@@ -131,8 +238,11 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 		} else if o := t.ref(f, dwarf.AttrAbstractOrigin); o >= 0 {
 			st.Ret = c.typeOf(o)
 		}
+		sig := clang && sigChanged(t, f)
+		trueSig := fc.trueSig && sig
+		reordered := up.reordered[f]
 		ok := true
-		unexpected, structParam := false, false
+		unexpected, structParam, optimized := false, false, false
 		idx := int32(0)
 		unspec := false
 		var typeNodes []int32
@@ -141,7 +251,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			case dwarf.TagUnspecifiedParameters:
 				unspec = true
 				return
-			case tagLLVMAnnotation:
+			case tagLLVMAnnotation, tagGNUAnnotation:
 				fc.annot(t, p, -1, &st, strs)
 				return
 			case dwarf.TagFormalParameter:
@@ -161,32 +271,100 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			if !hasName {
 				ok = false
 			}
-			if pi := info[p]; pi != nil && pi.unexpected {
+			pi := &up.infos[up.at[p]-1]
+			if pi.unexpected {
 				unexpected = true
+			}
+			if pi.optimized || !pi.hasLoc {
+				optimized = true
 			}
 			typeNodes = append(typeNodes, typeNode)
 			if isStructParam(t, typeNode) {
 				structParam = true
 			}
-			st.Params = append(st.Params, FuncParam{strs.Append(pn), typ})
+			keep := !(reordered && (!pi.hasLoc || pi.optimized)) && !(trueSig && pi.optimized)
+			if keep {
+				if trueSig && pi.member >= 0 && hasName {
+					pn += "__" + t.str(pi.member, dwarf.AttrName)
+				}
+				if trueSig && pi.memberApplied {
+					typ = c.typeOf(pi.member)
+				}
+				st.Params = append(st.Params, FuncParam{strs.Append(pn), typ})
+			}
 			t.children(p, func(a int32) { fc.annot(t, a, idx, &st, strs) })
+			t.annotChain(p, func(a int32) bool { fc.annot(t, a, idx, &st, strs); return true })
 			idx++
 		})
+		t.annotChain(f, func(a int32) bool { fc.annot(t, a, -1, &st, strs); return true })
 		if !ok {
 			continue
 		}
 		if unspec {
 			st.Params = append(st.Params, FuncParam{})
 		}
-		st.Unexpected = unexpected && !structParam
-		st.Uncertain = uncertainParamLoc(c, typeNodes, fc.nRegs)
+		if unexpected && !structParam {
+			st.Flags |= FuncUnexpected
+		}
+		if uncertainParamLoc(c, typeNodes, fc.abi.nRegs) {
+			st.Flags |= FuncUncertain
+		}
+		if reordered {
+			st.Flags |= FuncReordered
+		}
+		if optimized {
+			st.Flags |= FuncOptimizedParms
+		}
+		if sig {
+			st.Flags |= FuncSigChanged
+		}
+		fc.atSymbol(t, f, &st)
 		states = append(states, st)
 	}
 	return states
 }
 
+// atSymbol compares the function's DW_AT_low_pc (0 if none) with its
+// name's symbols: one at that address makes it the definition the linker
+// kept (FuncAtSymbol), an .isra/.constprop one says its ABI changed, and
+// with true_signature the first '.'-suffixed one names it.
+func (fc *funcCtx) atSymbol(t *encTree, f int32, st *FuncState) {
+	var addr uint64
+	if at, ok := t.attr(f, dwarf.AttrLowpc); ok {
+		if fc.rel {
+			// pahole reads an ET_REL file through libdwfl, which
+			// places its sections from 0x10000 up: a DW_AT_low_pc
+			// there is never 0 and never equals a symbol's section
+			// offset.
+			st.Flags |= FuncHasAddr
+			return
+		}
+		if a, err := at.Address(); err == nil {
+			addr = a
+		}
+	}
+	if addr != 0 {
+		st.Flags |= FuncHasAddr
+	}
+	rank := 0
+	fc.elfs.syms.each(st.Elf, func(s funcSym) bool {
+		rank++
+		if s.addr != addr {
+			return true
+		}
+		st.Flags |= FuncAtSymbol
+		if addr != 0 && s.optimized() {
+			st.Flags |= FuncOptimizedSym
+		}
+		if fc.trueSig && addr != 0 && st.TrueSym == 0 && s.suffix != "" {
+			st.TrueSym = uint16(min(rank, 0xffff))
+		}
+		return true
+	})
+}
+
 func (fc *funcCtx) annot(t *encTree, a int32, comp int32, st *FuncState, strs *btf.Strings) {
-	if !fc.declTags || t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
+	if !fc.declTags || !isAnnotation(t.tag(a)) || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
 		return
 	}
 	st.Annots = append(st.Annots, FuncAnnot{strs.Append(t.str(a, dwarf.AttrConstValue)), comp})
@@ -206,47 +384,4 @@ func isStructParam(t *encTree, j int32) bool {
 		}
 	}
 	return false
-}
-
-// judgeParam is pahole's parameter__new location check.
-func (fc *funcCtx) judgeParam(t *encTree, cuNode, p int32, expected int, pi *paramInfo) {
-	f, ok := t.attr(p, dwarf.AttrLocation)
-	if !ok {
-		if t.has(p, dwarf.AttrConstValue) {
-			pi.optimized = true
-		}
-		return
-	}
-	pi.hasLoc = true
-	var each func(fn func([]byte) bool)
-	switch f.Class() {
-	case dwarf.ClassExprLoc, dwarf.ClassBlock:
-		v := f.Block()
-		each = func(fn func([]byte) bool) { fn(v) }
-	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
-		off := f.Val
-		v5 := t.cu.Version() >= 5
-		if f.Class() == dwarf.ClassLocList {
-			base := t.cu.LoclistsBase()
-			if base == 0 {
-				base = 12
-			}
-			o, ok := fc.locs.LoclistsOffset(base, off)
-			if !ok {
-				pi.optimized = true
-				return
-			}
-			off, v5 = o, true
-		}
-		each = func(fn func([]byte) bool) { fc.locs.Exprs(&t.locPages, off, v5, fn) }
-	default:
-		pi.optimized = true
-		return
-	}
-	actual := paramReg(each, expected)
-	if actual < 0 {
-		pi.optimized = true
-	} else if expected >= 0 && expected != actual {
-		pi.unexpected = true
-	}
 }

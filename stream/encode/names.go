@@ -63,6 +63,10 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	off, ok := at.DebugStrOffset()
 	if !ok || c.names == nil || off >= 1<<32-1 {
+		if at.Form == formGNUStrpAlt {
+			c.t.foreign(i, at)
+			return 0
+		}
 		s, _ := at.String()
 		return strs.Append(s)
 	}

@@ -97,6 +97,8 @@ type elfFuncs struct {
 	amb    []uint64          // bitset by index: funcAmbiguous
 	kfunc  []uint64          // bitset by index: funcKfunc
 	kflags map[uint32]uint32 // by index: a kfunc's flags word
+	syms   funcSyms          // every symbol's address and suffix, by name
+	sfx    suffixes          // while built: the suffixes (aux of build's records)
 }
 
 // hasNonFuncSuffix reports suffixes that are parts of functions, not
@@ -115,10 +117,11 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 	if name == "" || hasNonFuncSuffix(name) {
 		return
 	}
+	var sfx uint32
 	if i := strings.IndexByte(name, '.'); i >= 0 {
-		name = name[:i]
+		name, sfx = name[:i], fs.sfx.intern(name[i:])
 	}
-	fs.build.add(name, addr, 0)
+	fs.build.add(name, addr, sfx)
 }
 
 // finish sorts the names, keeps the first record of each and codes them.
@@ -139,9 +142,16 @@ func (fs *elfFuncs) finish() {
 	out := t.recs[:0] // in place: out never passes the record read
 	var last []byte
 	var seen uint64 // address of the name's last symbol; 0: none yet
+	sb := funcSymsBuilder{}
 	for _, r := range t.recs {
 		nb := t.names[r.off : r.off+r.n]
-		if len(out) > 0 && bytes.Equal(nb, last) {
+		same := len(out) > 0 && bytes.Equal(nb, last)
+		idx := len(out) - 1
+		if !same {
+			idx = len(out)
+		}
+		sb.add(uint32(idx), !same, r.addr, r.aux)
+		if same {
 			if seen != 0 && seen != r.addr {
 				out[len(out)-1].flags |= funcAmbiguous
 			} else {
@@ -156,6 +166,8 @@ func (fs *elfFuncs) finish() {
 	if len(out) > 0 {
 		out[len(out)-1].flags &^= funcAmbiguous // pahole never checks the last name
 	}
+	fs.syms = sb.finish(fs.sfx)
+	fs.sfx = suffixes{}
 	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] })
 	fs.amb = make([]uint64, (len(out)+63)/64)
 	fs.kfunc = make([]uint64, len(fs.amb))
@@ -184,7 +196,7 @@ func (fs *elfFuncs) markKfunc(i int, flags uint32) {
 func bit(set []uint64, i uint32) bool { return set[i/64]&(1<<(i%64)) != 0 }
 
 func (fs *elfFuncs) bytesSize() int64 {
-	return fs.names.bytesSize() + 8*int64(cap(fs.amb)+cap(fs.kfunc)) + 8*int64(len(fs.kflags))
+	return fs.names.bytesSize() + 8*int64(cap(fs.amb)+cap(fs.kfunc)) + 8*int64(len(fs.kflags)) + fs.syms.bytesSize()
 }
 
 // objSyms lists the STT_OBJECT symbols by name with their section index

@@ -17,13 +17,47 @@ type encTree struct {
 	n    int
 	lang int64
 	name string
+	// producer: DW_AT_producer of the unit (pahole 1.32 judges clang's
+	// parameters differently).
+	producer string
 	// locPages: the location list pages this unit's parameters read last
 	// (a unit's lists are close together in the section).
 	locPages elffile.PageMemo
+	// foreignErr is the first reference or string that leads out of the
+	// unit (see foreign); Worker.Encode returns it.
+	foreignErr error
+	// gnuAnnot: the unit's abbreviations declare DW_AT_GNU_annotation
+	// (else annotChain has nothing to walk: 2% of a vmlinux encode's CPU).
+	gnuAnnot bool
+}
+
+// Forms of references and strings that lead out of the unit.
+const (
+	formRefAddr    = 0x10 // DW_FORM_ref_addr: may be in another unit
+	formRefSup4    = 0x1c // DW_FORM_ref_sup4/8: in the supplementary file
+	formRefSup8    = 0x24
+	formGNURefAlt  = 0x1f20 // DW_FORM_GNU_ref_alt, GNU_strp_alt: in dwz's alternate file
+	formGNUStrpAlt = 0x1f21
+)
+
+// foreign records that attribute a of DIE i leads out of the unit: to a
+// DIE of another unit (dwz's partial units, which pahole 1.32 reads through
+// DW_TAG_imported_unit, 0227f611, or units merged by LTO) or into a dwz
+// alternate file (DW_FORM_GNU_ref_alt/strp_alt, eae6466e). btfstream
+// encodes one unit at a time and does not read these: the unit fails with
+// ErrUnsupported rather than become a type that refers to void.
+func (t *encTree) foreign(i int32, at dwarfread.Attr) {
+	if t.foreignErr == nil {
+		t.foreignErr = t.errorf(i, elffile.ErrUnsupported,
+			"%v (form 0x%x, value 0x%x) refers out of the unit: units that share DIEs (dwz, LTO) are not supported",
+			at.At, at.Form, at.Val)
+	}
 }
 
 func newEncTree(cu *dwarfread.CU) *encTree {
-	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name()}
+	prod, _ := cu.Root().AttrString(dwarf.AttrProducer)
+	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name(), producer: prod,
+		gnuAnnot: cu.HasAttr(attrGNUAnnotation)}
 }
 
 func (t *encTree) die(i int32) dwarfread.DIE { return t.cu.DIE(dwarfread.TagID(i)) }
@@ -33,7 +67,15 @@ func (t *encTree) tag(i int32) dwarf.Tag { return t.die(i).Tag() }
 func (t *encTree) attr(i int32, a dwarf.Attr) (dwarfread.Attr, bool) { return t.die(i).Attr(a) }
 
 func (t *encTree) str(i int32, a dwarf.Attr) string {
-	s, _ := t.die(i).AttrString(a)
+	at, ok := t.attr(i, a)
+	if !ok {
+		return ""
+	}
+	if at.Form == formGNUStrpAlt {
+		t.foreign(i, at)
+		return ""
+	}
+	s, _ := at.String()
 	return s
 }
 
@@ -74,7 +116,20 @@ func (t *encTree) num(i int32, a dwarf.Attr) uint64 {
 // outside the unit.
 func (t *encTree) ref(i int32, a dwarf.Attr) int32 {
 	at, ok := t.attr(i, a)
-	if !ok || at.Class() != dwarf.ClassReference {
+	if !ok {
+		return -1
+	}
+	switch at.Form {
+	case formRefAddr:
+		if !t.cu.Contains(at.Ref()) {
+			t.foreign(i, at)
+			return -1
+		}
+	case formRefSup4, formRefSup8, formGNURefAlt:
+		t.foreign(i, at)
+		return -1
+	}
+	if at.Class() != dwarf.ClassReference {
 		return -1
 	}
 	id, ok := t.cu.Lookup(at.Ref())

@@ -34,22 +34,25 @@ type cuConv struct {
 	le   bool
 	addr uint32 // address size
 
-	order []int32      // type table: node indices in pahole's order
+	// order is the type table in pahole's order: node indices, and
+	// tagEntry(k) for tags[k].
+	order []int32
 	idOf  []btf.TypeID // per node; 0 for void / not a type
-	inTab []bool       // per node: in the type table
-	// ptrTags maps a pointer node to its btf_type_tag annotation nodes in
-	// DIE order.
-	ptrTags map[int32][]int32
+	tags  []typeTag    // the pointers' TYPE_TAGs (annot.go)
+	// ptrTag maps a pointer node with TYPE_TAGs to the one its PTR refers to.
+	ptrTag  map[int32]int32
 	funcs   []int32 // DW_TAG_subprogram nodes in pahole's functions table order
 	vars    []int32 // top-level DW_TAG_variable nodes
 	index   IndexUse
 	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
 	words   []uint32   // scratch: one type's extra words
+	params  unitParams // scratch: the unit's parameter verdicts (funcs.go)
+	dims    []uint32   // scratch: one array's dimensions (arrayDims)
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
-	c := &cuConv{ptrTags: map[int32][]int32{}}
+	c := &cuConv{ptrTag: map[int32]int32{}}
 	c.reset(t, out, feat, le, addr)
 	return c
 }
@@ -59,10 +62,9 @@ func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *
 func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) {
 	n := t.n
 	c.t, c.out, c.feat, c.le, c.addr = t, out, feat, le, addr
-	c.order, c.funcs, c.vars = c.order[:0], c.funcs[:0], c.vars[:0]
+	c.order, c.funcs, c.vars, c.tags = c.order[:0], c.funcs[:0], c.vars[:0], c.tags[:0]
 	c.idOf = resize(c.idOf, n)
-	c.inTab = resize(c.inTab, n)
-	clear(c.ptrTags)
+	clear(c.ptrTag)
 	c.index, c.indexID = IndexUse{}, 0
 }
 
@@ -111,8 +113,13 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 				dwarf.TagDwarfProcedure, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
 				return
-			case dwarf.TagLexDwarfBlock, dwarf.TagInlinedSubroutine:
+			case dwarf.TagLexDwarfBlock:
 				c.scope(ch, scopeFunc)
+				return
+			case dwarf.TagInlinedSubroutine:
+				// pahole 1.32 skips inline expansions when it encodes
+				// BTF (conf_load.ignore_inline_expansions, ea666a77):
+				// nothing under them is read.
 				return
 			}
 		case scopeProto:
@@ -132,19 +139,22 @@ func (c *cuConv) process(i int32, top bool) {
 	switch t.tag(i) {
 	case dwarf.TagArrayType, dwarf.TagStringType, dwarf.TagBaseType, dwarf.TagConstType,
 		dwarf.TagReferenceType, dwarf.TagRestrictType, dwarf.TagVolatileType, tagAtomicType,
-		dwarf.TagPtrToMemberType, dwarf.TagEnumerationType, dwarf.TagTypedef,
-		dwarf.TagRvalueReferenceType:
+		dwarf.TagPtrToMemberType, dwarf.TagTypedef, dwarf.TagRvalueReferenceType:
+		c.addType(i)
+	case dwarf.TagEnumerationType:
+		// pahole 1.32 (a2f7af87) reads the functions among the
+		// enumerators (Rust's methods), before the enum is added.
+		t.children(i, func(ch int32) {
+			if t.tag(ch) == dwarf.TagSubprogram {
+				c.process(ch, false)
+			}
+		})
 		c.addType(i)
 	case dwarf.TagUnspecifiedType:
 		// hashed but never in the table: references become void
 	case dwarf.TagPointerType:
 		if c.feat.Has(FeatTypeTag) {
-			t.children(i, func(a int32) {
-				if t.tag(a) == tagLLVMAnnotation && t.str(a, dwarf.AttrName) == "btf_type_tag" {
-					c.ptrTags[i] = append(c.ptrTags[i], a)
-					c.addType(a)
-				}
-			})
+			c.collectTypeTags(i)
 		}
 		c.addType(i)
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagInterfaceType, dwarf.TagUnionType:
@@ -165,10 +175,7 @@ func (c *cuConv) process(i int32, top bool) {
 	}
 }
 
-func (c *cuConv) addType(i int32) {
-	c.inTab[i] = true
-	c.order = append(c.order, i)
-}
+func (c *cuConv) addType(i int32) { c.order = append(c.order, i) }
 
 // typeOf resolves node i's DW_AT_type to its BTF id (0: void, absent,
 // unspecified or not found in the unit).
@@ -188,14 +195,26 @@ func (c *cuConv) typeOf(i int32) btf.TypeID {
 // and drops AddedInt, when an earlier unit provided the index type. They
 // are listed in c.index.Arrays.
 func (c *cuConv) emit() error {
-	first := c.out.NextID()
-	c.out.Grow(len(c.order)+1, 0)
-	for k, i := range c.order {
-		c.idOf[i] = first + btf.TypeID(k)
-	}
-	c.indexID = first + btf.TypeID(len(c.order)) // where AddedInt would go
+	// A node is one BTF type, except an array of n > 1 dimensions: n
+	// ARRAYs, innermost first, the node's id being the outermost's.
+	next := c.out.NextID()
 	for _, i := range c.order {
-		if c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
+		if i < 0 {
+			c.tags[-i-1].id = next
+			next++
+			continue
+		}
+		n := btf.TypeID(1)
+		if c.t.tag(i) == dwarf.TagArrayType {
+			n = btf.TypeID(max(len(c.arrayDims(i)), 1))
+		}
+		next += n
+		c.idOf[i] = next - 1
+	}
+	c.out.Grow(int(next-c.out.NextID())+1, 0)
+	c.indexID = next // where AddedInt would go
+	for _, i := range c.order {
+		if i >= 0 && c.t.tag(i) == dwarf.TagBaseType && c.t.str(i, dwarf.AttrName) == "int" {
 			c.index.LocalInt = c.idOf[i]
 			c.indexID = c.index.LocalInt
 			break
@@ -203,6 +222,10 @@ func (c *cuConv) emit() error {
 	}
 	strs := c.out.Strings()
 	for _, i := range c.order {
+		if i < 0 {
+			c.emitTypeTag(int(-i-1), strs)
+			continue
+		}
 		if err := c.emitOne(i, strs); err != nil {
 			return err
 		}
@@ -230,25 +253,7 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 	case dwarf.TagRestrictType:
 		ref(btf.KindRestrict, c.typeOf(i), 0)
 	case dwarf.TagPointerType:
-		to := c.typeOf(i)
-		if tags := c.ptrTags[i]; len(tags) > 0 {
-			to = c.idOf[tags[len(tags)-1]]
-		}
-		ref(btf.KindPtr, to, 0)
-	case tagLLVMAnnotation: // a btf_type_tag of a pointer
-		to := btf.TypeID(0)
-		p := c.parentPtr(i)
-		tags := c.ptrTags[p]
-		for k, a := range tags {
-			if a == i {
-				if k == 0 {
-					to = c.typeOf(p)
-				} else {
-					to = c.idOf[tags[k-1]]
-				}
-			}
-		}
-		ref(btf.KindTypeTag, to, strs.Append(t.str(i, dwarf.AttrConstValue)))
+		ref(btf.KindPtr, c.ptrTarget(i), 0)
 	case dwarf.TagTypedef:
 		ref(btf.KindTypedef, c.typeOf(i), name())
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
@@ -259,9 +264,7 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 		}
 		return c.emitStruct(i, union, strs)
 	case dwarf.TagArrayType:
-		id := c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
-			uint32(c.typeOf(i)), uint32(c.indexID), c.arrayElems(i))
-		c.index.Arrays = append(c.index.Arrays, id)
+		c.emitArray(i)
 	case dwarf.TagEnumerationType:
 		return c.emitEnum(i, strs)
 	case dwarf.TagSubroutineType:
@@ -270,18 +273,6 @@ func (c *cuConv) emitOne(i int32, strs *btf.Strings) error {
 		return t.errorf(i, elffile.ErrUnsupported, "unsupported DW_TAG %s in BTF", dwarfread.TagName(t.tag(i)))
 	}
 	return nil
-}
-
-// parentPtr finds the pointer whose annotation i is.
-func (c *cuConv) parentPtr(i int32) int32 {
-	for p, tags := range c.ptrTags {
-		for _, a := range tags {
-			if a == i {
-				return p
-			}
-		}
-	}
-	return -1
 }
 
 func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
@@ -317,18 +308,50 @@ func (c *cuConv) emitBase(i int32, strs *btf.Strings) error {
 	return nil
 }
 
-// arrayElems is the product of all dimensions (pahole flattens
-// multi-dimensional arrays into one ARRAY).
-func (c *cuConv) arrayElems(i int32) uint32 {
+// maxArrayDims is how many dimensions pahole's dwarf_loader reads
+// (die__create_new_array); later subranges are ignored.
+const maxArrayDims = 64
+
+// arrayDims lists the dimensions of array node i, outermost first, in
+// c.dims (valid until the next call).
+func (c *cuConv) arrayDims(i int32) []uint32 {
 	t := c.t
-	n := uint32(1)
+	dims := c.dims[:0]
 	t.children(i, func(s int32) {
-		if t.tag(s) != dwarf.TagSubrangeType {
+		if t.tag(s) != dwarf.TagSubrangeType || len(dims) == maxArrayDims {
 			return
 		}
-		n *= uint32(t.subrangeCount(s))
+		dims = append(dims, uint32(t.subrangeCount(s)))
 	})
+	c.dims = dims
+	return dims
+}
+
+// arrayElems is the product of array node i's dimensions (1 if it has
+// none), pahole's array_type__nelems, for the array's size.
+func (c *cuConv) arrayElems(i int32) uint32 {
+	n := uint32(1)
+	for _, d := range c.arrayDims(i) {
+		n *= d
+	}
 	return n
+}
+
+// emitArray appends array node i as pahole 1.32 does (4dce86c3): one
+// ARRAY per dimension, nested, innermost first (int a[5][2][4] is
+// ARRAY(5) of ARRAY(2) of ARRAY(4) of int), so the last one is the
+// node's; an array with no subrange is one ARRAY of 0 elements.
+func (c *cuConv) emitArray(i int32) {
+	dims := c.arrayDims(i)
+	elem := c.typeOf(i)
+	if len(dims) == 0 {
+		dims = append(dims, 0)
+	}
+	for k := len(dims) - 1; k >= 0; k-- {
+		elem = c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindArray, 0, false)},
+			uint32(elem), uint32(c.indexID), dims[k])
+		c.index.Arrays = append(c.index.Arrays, elem)
+	}
 }
 
 // subrangeCount is pahole's attr_upper_bound: upper_bound+1, else count,
@@ -444,41 +467,4 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	}
 	c.out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, vlen, false), SizeOrType: uint32(c.typeOf(i))}, words...)
 	c.words = words
-}
-
-// emitDeclTags adds the DECL_TAGs of structs, unions and typedefs
-// (btf_decl_tag annotations), after all of the unit's types.
-func (c *cuConv) emitDeclTags() {
-	if !c.feat.Has(FeatDeclTag) {
-		return
-	}
-	t := c.t
-	strs := c.out.Strings()
-	for _, i := range c.order {
-		switch t.tag(i) {
-		case dwarf.TagStructType, dwarf.TagUnionType:
-			idx := int32(0)
-			t.children(i, func(m int32) {
-				switch t.tag(m) {
-				case dwarf.TagMember, dwarf.TagInheritance:
-					t.children(m, func(a int32) { c.declTag(a, c.idOf[i], idx, strs) })
-					idx++
-				case tagLLVMAnnotation:
-					c.declTag(m, c.idOf[i], -1, strs)
-				}
-			})
-		case dwarf.TagTypedef:
-			t.children(i, func(a int32) { c.declTag(a, c.idOf[i], -1, strs) })
-		}
-	}
-}
-
-// declTag adds a DECL_TAG if a is a btf_decl_tag annotation.
-func (c *cuConv) declTag(a int32, to btf.TypeID, comp int32, strs *btf.Strings) {
-	t := c.t
-	if t.tag(a) != tagLLVMAnnotation || t.str(a, dwarf.AttrName) != "btf_decl_tag" {
-		return
-	}
-	c.out.Add(btf.Type{NameOff: strs.Append(t.str(a, dwarf.AttrConstValue)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false),
-		SizeOrType: uint32(to)}, uint32(comp))
 }

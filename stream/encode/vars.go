@@ -12,6 +12,8 @@ import (
 
 const percpuSection = ".data..percpu"
 
+const opPlusUconst = 0x23 // DW_OP_plus_uconst
+
 // varSection is one ELF section as the variable encoder sees it.
 type varSection struct {
 	addr    uint64
@@ -97,7 +99,9 @@ func btfNameValid(s string) bool {
 }
 
 // varAddr is pahole's dwarf__location for a variable: the address of a
-// DW_OP_addr (the index of a DW_OP_addrx) first operation.
+// DW_OP_addr (the index of a DW_OP_addrx) first operation, plus the
+// operand of a DW_OP_plus_uconst if that is the one other operation (LLVM's
+// GlobalMerge; pahole 1.32, 4783a4dd).
 func varAddr(t *encTree, v int32, addrSize int, order binary.ByteOrder) (uint64, bool) {
 	a, ok := t.attr(v, dwarf.AttrLocation)
 	if !ok || a.Class() != dwarf.ClassExprLoc && a.Class() != dwarf.ClassBlock {
@@ -107,21 +111,35 @@ func varAddr(t *encTree, v int32, addrSize int, order binary.ByteOrder) (uint64,
 	if len(loc) == 0 {
 		return 0, false
 	}
+	var addr uint64
+	var rest []byte
 	switch loc[0] {
 	case opAddr:
 		if len(loc) < 1+addrSize {
 			return 0, false
 		}
 		if addrSize == 8 {
-			return order.Uint64(loc[1:]), true
+			addr = order.Uint64(loc[1:])
+		} else {
+			addr = uint64(order.Uint32(loc[1:]))
 		}
-		return uint64(order.Uint32(loc[1:])), true
+		rest = loc[1+addrSize:]
 	case opAddrx:
-		x, _ := uleb(loc[1:])
-		addr, err := t.cu.Addrx(x)
-		return addr, err == nil
+		x, n := uleb(loc[1:])
+		var err error
+		if addr, err = t.cu.Addrx(x); err != nil {
+			return 0, false
+		}
+		rest = loc[1+n:]
+	default:
+		return 0, false
 	}
-	return 0, false
+	if len(rest) > 1 && rest[0] == opPlusUconst {
+		if off, n := uleb(rest[1:]); 1+n == len(rest) && rest[len(rest)-1]&0x80 == 0 {
+			addr += off
+		}
+	}
+	return addr, true
 }
 
 // encodeVars adds the unit's VARs (and their DECL_TAGs) as pahole's

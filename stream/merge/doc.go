@@ -21,9 +21,12 @@
 // dedup.AddBatch instead.
 //
 // After the last unit, Funcs merges the function states by name as
-// pahole's btf_encoder__add_saved_funcs does (consistent_func drops a
-// name whose prototypes differ, whose parameters arrive in unexpected
-// registers or whose symbols sit at different addresses), adding
+// pahole 1.32's btf_encoder__add_saved_funcs does (funcs.go, pick: the
+// state at a symbol's address is the name's; a name is dropped whose
+// parameters arrive in unexpected registers or out of order, whose
+// optimized parameters come with a changed ABI, whose symbols sit at
+// different addresses, and with consistent_func whose prototypes
+// differ; true_signature names a FUNC after its '.'-suffixed symbol), adding
 // FUNC_PROTO, FUNC and DECL_TAG types in name order, then the DATASECs;
 // Finish resolves forward declarations over the table (for a module,
 // split BTF over the base, which its units met from the first one on).

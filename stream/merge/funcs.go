@@ -19,6 +19,8 @@ type funcMerge struct {
 	// arenaAttrs: the attributes feature with decl_tag_kfuncs (arenaProto).
 	arenaAttrs bool
 	nameBuf    []byte // a function's name (Symbols.Func)
+	cum        []encode.FuncFlags
+	part       []encode.FuncState // scratch of addrFirst
 }
 
 // add rewrites a unit's states from its batch's ids and strings (strs) to
@@ -54,16 +56,23 @@ func (fm *funcMerge) add(states []encode.FuncState, strs *btf.Strings, table fun
 // the peak of the run (its state grows with the batch).
 const funcBatchTypes = 4096
 
+// funcOpts are the features the function merge follows.
+type funcOpts struct {
+	consistent bool // consistent_func: drop names whose prototypes differ
+	kfuncTags  bool // decl_tag_kfuncs (with decl_tag)
+	trueSig    bool // true_signature
+}
+
 // emitFuncs merges the saved states by name and appends FUNC_PROTO, FUNC
 // and DECL_TAG types for the functions kept, in name order, as pahole's
 // btf_encoder__add_saved_funcs, in batches of about funcBatchTypes types
 // added to d. It returns how many FUNCs were added and how many names
 // were dropped, and the last batch, still open (DATASECs follow).
-func (fc *funcMerge) emitFuncs(d typeSink, consistent, kfuncTags bool) (batch *btf.Spec, added, dropped int, err error) {
+func (fc *funcMerge) emitFuncs(d typeSink, o funcOpts) (batch *btf.Spec, added, dropped int, err error) {
 	batch = d.NewBatch()
 	emit := func(st []encode.FuncState) error {
 		var a, dr int
-		a, dr, batch, err = fc.emitStates(st, d, batch, consistent, kfuncTags)
+		a, dr, batch, err = fc.emitStates(st, d, batch, o)
 		added += a
 		dropped += dr
 		return err
@@ -78,37 +87,166 @@ func (fc *funcMerge) emitFuncs(d typeSink, consistent, kfuncTags bool) (batch *b
 	return batch, added, dropped, err
 }
 
+// skipOptimized is pahole 1.32's rule for functions with optimized-out
+// parameters: they are kept (callers still pass every argument) unless
+// the compiler changed the ABI (clang's DW_CC_nocall, or an .isra or
+// .constprop symbol at the function's address), which BTF cannot say
+// without true_signature.
+func skipOptimized(s *encode.FuncState, o funcOpts) bool {
+	return !o.trueSig && s.Flags.Has(encode.FuncOptimizedParms) &&
+		(s.Flags.Has(encode.FuncSigChanged) || s.Flags.Has(encode.FuncOptimizedSym))
+}
+
+// groupVerdict merges the states of one name as pahole 1.32's
+// saved_functions_combine does, in save order: the verdicts of the first
+// k+1 states accumulate in state k (all of them in state 0), and a
+// prototype that differs from the first state's makes the name
+// inconsistent unless an unexpected register or reordered parameters
+// already explain it. With true_signature, when the first state has an
+// address (addrFirst), states without one (abstract instances, inlined
+// copies) are not compared: read from pahole 1.32's output and -V log on
+// the 7.2 vmlinux, where 25 names whose other copies differ (bq_enqueue,
+// memchr, native_save_fl, ...) are kept only with true_signature, while
+// names with no out-of-line copy at all are still compared. It returns
+// the accumulated flags per state in cum (reused) and whether the name
+// is inconsistent.
+func groupVerdict(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, trueSig bool) ([]encode.FuncFlags, bool) {
+	const acc = encode.FuncUnexpected | encode.FuncUncertain | encode.FuncReordered
+	cum = cum[:0]
+	all := g[0].Flags & acc
+	inconsistent := false
+	cum = append(cum, 0)
+	for k := 1; k < len(g); k++ {
+		all |= g[k].Flags & acc
+		cum = append(cum, all)
+		if trueSig && g[0].Flags.Has(encode.FuncHasAddr) && !g[k].Flags.Has(encode.FuncHasAddr) {
+			continue
+		}
+		if all&(encode.FuncUnexpected|encode.FuncReordered) == 0 && !inconsistent && !funcsMatch(types, &g[0], &g[k]) {
+			inconsistent = true
+		}
+	}
+	cum[0] = all
+	return cum, inconsistent
+}
+
+// canonical is pahole 1.32's btf_encoder__select_canonical_state: of the
+// states at one of the name's symbol addresses (the definition the
+// linker kept, not a weak one it dropped), the first whose optimized
+// parameters do not drop it, else the first of them, else the first.
+func canonical(g []encode.FuncState, o funcOpts) int {
+	if len(g) == 1 {
+		return 0
+	}
+	first := -1
+	for k := range g {
+		if !g[k].Flags.Has(encode.FuncAtSymbol) {
+			continue
+		}
+		if first < 0 {
+			first = k
+		}
+		if !skipOptimized(&g[k], o) {
+			return k
+		}
+	}
+	return max(first, 0)
+}
+
+// addrFirst puts the states of one name that have an address (out-of-line
+// code, DW_AT_low_pc) before those that do not (abstract instances of
+// inline functions), each in save order, as pahole 1.32 orders a name's
+// saved states (16309722: the first state of a name has a non-zero
+// address). Read from 1.32's output with true_signature on the 7.2
+// vmlinux: __refcount_add.constprop.0 is io_uring.c's copy, which only
+// this order lets through (an earlier abstract instance with an
+// unexpected register would spoil it).
+func (fc *funcMerge) addrFirst(g []encode.FuncState) {
+	n := 0
+	for k := range g {
+		if g[k].Flags.Has(encode.FuncHasAddr) {
+			n++
+		}
+	}
+	if n == 0 || n == len(g) {
+		return
+	}
+	fc.part = append(fc.part[:0], g...)
+	a, b := 0, n
+	for k := range fc.part {
+		if fc.part[k].Flags.Has(encode.FuncHasAddr) {
+			g[a] = fc.part[k]
+			a++
+		} else {
+			g[b] = fc.part[k]
+			b++
+		}
+	}
+}
+
+// pick decides which of a name's states (in save order) becomes its
+// FUNC, as pahole 1.32's btf_encoder__add_saved_funcs: with
+// true_signature, the first state at a '.'-suffixed symbol whose
+// registers can be trusted, under that symbol's name (trueSig), whatever
+// else is wrong with the name; otherwise the canonical state, unless an
+// unexpected register, a packed struct on the stack, reordered
+// parameters, optimized parameters of a changed ABI, differing
+// prototypes (consistent_func) or symbols at different addresses
+// (ambiguous) drop the name (k -1). cum is scratch, returned for reuse.
+func pick(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, ambiguous bool, o funcOpts) (k int, trueSig bool, _ []encode.FuncFlags) {
+	cum, inconsistent := groupVerdict(types, g, cum, o.trueSig)
+	if o.trueSig {
+		for k := range g {
+			if g[k].TrueSym != 0 && cum[k]&(encode.FuncUnexpected|encode.FuncUncertain) == 0 {
+				return k, true, cum
+			}
+		}
+	}
+	c := canonical(g, o)
+	if cum[0]&(encode.FuncUnexpected|encode.FuncUncertain|encode.FuncReordered) != 0 ||
+		(o.consistent && inconsistent) || skipOptimized(&g[c], o) || ambiguous {
+		return -1, false, cum
+	}
+	return c, false, cum
+}
+
 // emitStates handles states sorted by ELF name, all states of a name
 // together, adding to out and handing it to d when it is full.
-func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec, consistent, kfuncTags bool) (added, dropped int, _ *btf.Spec, _ error) {
+func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec, o funcOpts) (added, dropped int, _ *btf.Spec, _ error) {
 	types := d.Table()
-	strs := out.Strings()
 	for i := 0; i < len(st); {
 		if out.Len() >= funcBatchTypes {
 			if _, err := d.AddBatch(out); err != nil {
 				return added, dropped, out, err
 			}
 			out = d.NewBatch()
-			strs = out.Strings()
 		}
 		j := i + 1
-		unexpected, inconsistent, uncertain := st[i].Unexpected, false, st[i].Uncertain
-		for ; j < len(st) && st[j].Elf == st[i].Elf; j++ {
-			unexpected = unexpected || st[j].Unexpected
-			uncertain = uncertain || st[j].Uncertain
-			if !unexpected && !inconsistent && !funcsMatch(types, &st[i], &st[j]) {
-				inconsistent = true
-			}
+		for j < len(st) && st[j].Elf == st[i].Elf {
+			j++
 		}
-		s := &st[i]
-		sym := fc.syms.Func(s.Elf, fc.nameBuf)
-		fc.nameBuf = sym.Name
-		keep := !consistent || (!unexpected && !inconsistent && !uncertain && !sym.Ambiguous)
+		g := st[i:j]
 		i = j
-		if !keep {
+		fc.addrFirst(g)
+		sym := fc.syms.Func(g[0].Elf, fc.nameBuf)
+		fc.nameBuf = sym.Name
+		var k int
+		var trueSig bool
+		k, trueSig, fc.cum = pick(types, g, fc.cum, sym.Ambiguous, o)
+		if k < 0 {
 			dropped++
 			continue
 		}
+		if trueSig {
+			name := fc.syms.TrueName(g[k].Elf, int(g[k].TrueSym)-1, fc.nameBuf)
+			fc.nameBuf = name
+			if _, err := fc.addFunc(out, &g[k], name, g[k].Ret, g[k].Params); err != nil {
+				return added, dropped, out, err
+			}
+			added++
+			continue
+		}
+		s := &g[k]
 		ret, params := s.Ret, s.Params
 		if fc.arenaAttrs && sym.Kfunc {
 			var err error
@@ -116,24 +254,36 @@ func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec
 				return added, dropped, out, err
 			}
 		}
-		words := make([]uint32, 0, 2*len(params))
-		for _, p := range params {
-			words = append(words, uint32(strs.Add(fc.strs.Name(p.Name))), uint32(p.Type))
+		fn, err := fc.addFunc(out, s, sym.Name, ret, params)
+		if err != nil {
+			return added, dropped, out, err
 		}
-		proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(params)), false), SizeOrType: uint32(ret)}, words...)
-		fn := out.Add(btf.Type{NameOff: strs.AddBytes(sym.Name), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
 		added++
-		if sym.Kfunc && kfuncTags {
+		if sym.Kfunc && o.kfuncTags {
+			strs := out.Strings()
 			out.Add(btf.Type{NameOff: strs.Add(kfuncDeclTag), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
 			if sym.KfuncFlags&kfFastcall != 0 {
 				out.Add(btf.Type{NameOff: strs.Add(fastcallDeclTg), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
 			}
 		}
-		for _, a := range s.Annots {
-			out.Add(btf.Type{NameOff: strs.Add(fc.strs.Name(a.Value)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.Comp))
-		}
 	}
 	return added, dropped, out, nil
+}
+
+// addFunc appends s's FUNC_PROTO (ret, params), its FUNC named name and
+// the DECL_TAGs of its annotations, and returns the FUNC's id.
+func (fc *funcMerge) addFunc(out *btf.Spec, s *encode.FuncState, name []byte, ret btf.TypeID, params []encode.FuncParam) (btf.TypeID, error) {
+	strs := out.Strings()
+	words := make([]uint32, 0, 2*len(params))
+	for _, p := range params {
+		words = append(words, uint32(strs.Add(fc.strs.Name(p.Name))), uint32(p.Type))
+	}
+	proto := out.Add(btf.Type{Info: btf.MakeInfo(btf.KindFuncProto, uint32(len(params)), false), SizeOrType: uint32(ret)}, words...)
+	fn := out.Add(btf.Type{NameOff: strs.AddBytes(name), Info: btf.MakeInfo(btf.KindFunc, btf.LinkageStatic, false), SizeOrType: uint32(proto)})
+	for _, a := range s.Annots {
+		out.Add(btf.Type{NameOff: strs.Add(fc.strs.Name(a.Value)), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, uint32(a.Comp))
+	}
+	return fn, nil
 }
 
 // funcsMatch is pahole's funcs__match.
@@ -208,8 +358,15 @@ func typesMatch(s *btf.Spec, id1, id2 btf.TypeID) bool {
 			if t1.Vlen() != t2.Vlen() {
 				return false
 			}
-			// pahole compares the return types once per parameter.
-			return typesMatch(s, t1.Ref(), t2.Ref())
+			if !typesMatch(s, t1.Ref(), t2.Ref()) {
+				return false
+			}
+			for i := range int(t1.Vlen()) {
+				if !typesMatch(s, s.Param(id1, i).Type, s.Param(id2, i).Type) {
+					return false
+				}
+			}
+			return true
 		default:
 			return false
 		}

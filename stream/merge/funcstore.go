@@ -64,22 +64,11 @@ func (s *funcStore) close() {
 	s.keysAcc = 0
 }
 
-const (
-	recUnexpected = 1 << 0
-	recUncertain  = 1 << 1
-)
-
 // put appends one state (its ids already table ids).
 func (s *funcStore) put(st *encode.FuncState) error {
 	b := s.buf[:0]
-	var fl byte
-	if st.Unexpected {
-		fl |= recUnexpected
-	}
-	if st.Uncertain {
-		fl |= recUncertain
-	}
-	b = append(b, fl)
+	b = append(b, byte(st.Flags))
+	b = binary.AppendUvarint(b, uint64(st.TrueSym))
 	b = binary.AppendUvarint(b, uint64(st.Ret))
 	b = binary.AppendUvarint(b, uint64(len(st.Params)))
 	for _, p := range st.Params {
@@ -128,7 +117,8 @@ func (s *funcStore) get(k funcKey, st *encode.FuncState) error {
 	fl := b[0]
 	b = b[1:]
 	*st = encode.FuncState{Elf: k.elf, Seq: uint32(k.rec), Params: st.Params[:0], Annots: st.Annots[:0],
-		Unexpected: fl&recUnexpected != 0, Uncertain: fl&recUncertain != 0}
+		Flags: encode.FuncFlags(fl)}
+	st.TrueSym = uint16(u())
 	st.Ret = btf.TypeID(u())
 	np := u()
 	for i := uint64(0); i < np && !bad; i++ {

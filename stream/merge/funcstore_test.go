@@ -16,7 +16,7 @@ import (
 func TestFuncStoreWindows(t *testing.T) {
 	var want []encode.FuncState
 	for i := 0; i < 20000; i++ {
-		st := encode.FuncState{Elf: uint32(i*7919) % 3000, Ret: btf.TypeID(i), Unexpected: i%5 == 0, Uncertain: i%7 == 0}
+		st := encode.FuncState{Elf: uint32(i*7919) % 3000, Ret: btf.TypeID(i), Flags: encode.FuncFlags(i % 128), TrueSym: uint16(i % 3)}
 		for p := 0; p < i%6; p++ {
 			st.Params = append(st.Params, encode.FuncParam{Name: btf.StrOff(i + p), Type: btf.TypeID(p * i)})
 		}

@@ -221,8 +221,9 @@ func (m *Merger) Funcs() (added, dropped int, err error) {
 		names := m.funcs.store.sortKeys()
 		d.Reserve(names+names/2, 0, names)
 	}
-	batch, added, dropped, err := m.funcs.emitFuncs(m.d, feat.Has(encode.FeatConsistentFunc),
-		feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag))
+	batch, added, dropped, err := m.funcs.emitFuncs(m.d, funcOpts{consistent: feat.Has(encode.FeatConsistentFunc),
+		kfuncTags: feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag),
+		trueSig:   feat.Has(encode.FeatTrueSignature)})
 	if err != nil {
 		return added, dropped, err
 	}
