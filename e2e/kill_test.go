@@ -184,8 +184,8 @@ func TestKillModuleInPlace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	kernel := kernelPath(t)
-	_, kos := kernelModules(kernel)
+	kernel := kernel612(t)
+	kos, _ := kernelModules(kernel)
 	var xfs string
 	for _, ko := range kos {
 		if filepath.Base(ko) == "xfs.ko" {
@@ -215,7 +215,7 @@ func TestKillVmlinuxDetached(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	kernel := kernelPath(t)
+	kernel := kernel612(t)
 	out, tmp, spill := killDirs(t)
 	raw := filepath.Join(out, "vmlinux.btf")
 	st0, err := os.Stat(kernel)
@@ -253,7 +253,7 @@ func TestKillSpilling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	kernel := kernelPath(t)
+	kernel := kernel612(t)
 	bin := btfstreamBin(t)
 	floor, err := exec.Command(bin, "--mem-floor", kernel).Output()
 	if err != nil {

@@ -24,11 +24,22 @@ import (
 // kbuild runs it, timed, with a timeout, and remembers vmlinux results so
 // that every test of a kernel shares one run of each tool.
 
-// kbuildFeatures is the --btf_features list of Linux 6.12's
-// scripts/Makefile.btf for pahole >= 1.26. pahole also gets
-// reproducible_build (Debian's builds set KBUILD_BUILD_TIMESTAMP, which
-// adds it); btfstream's output never depends on -j.
+// kbuildFeatures is the --btf_features list of scripts/Makefile.btf for
+// pahole >= 1.26 (Linux 6.12 to 7.2). pahole also gets reproducible_build
+// (Debian's builds set KBUILD_BUILD_TIMESTAMP, which adds it); btfstream's
+// output never depends on -j.
 const kbuildFeatures = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs"
+
+// Features added to kbuildFeatures in some runs: the two of pahole 1.32
+// that kbuild does not ask for (the gate tries them on the 6.12 and 7.2
+// vmlinux), and what Linux 7.2's kbuild adds for pahole >= 1.30
+// (attributes; it also adds layout from 1.31, which Debian's pahole 1.32,
+// built with libbpf 1.7, ignores, so Debian's kernels have no layout
+// section and the runs compared with them leave it out).
+const (
+	extraFeatures = "true_signature,force_cu_merging"
+	kbuild72Extra = "attributes"
+)
 
 // workDir holds the outputs of all runs (removed by TestMain); binPath is
 // the btfstream under test.
@@ -74,7 +85,7 @@ func btfstreamBin(t *testing.T) string {
 
 // encodeRun is one run of an encoder.
 type encodeRun struct {
-	tool   string // "pahole 1.31" or "btfstream"
+	tool   string // testenv.PaholeName or "btfstream"
 	out    string // the detached BTF it wrote
 	wall   time.Duration
 	maxRSS int64 // bytes, from wait4's rusage
@@ -150,43 +161,69 @@ func oursTimeout(ref time.Duration, floor time.Duration) time.Duration {
 // paholeArgs and oursArgs are the command lines of TEAM.md and kbuild:
 // -J -j1, kbuild's features, rust excluded, detached output, --btf_base
 // for a module.
-func paholeArgs(out, base, in string) []string {
-	a := []string{"-J", "-j1", "--btf_features=" + kbuildFeatures + ",reproducible_build", "--lang_exclude=rust", "--btf_encode_detached", out}
+func paholeArgs(out, base, in string, extra ...string) []string {
+	a := []string{"-J", "-j1", "--btf_features=" + features(extra) + ",reproducible_build", "--lang_exclude=rust", "--btf_encode_detached", out}
 	if base != "" {
 		a = append(a, "--btf_base", base)
 	}
 	return append(a, in)
 }
 
-func oursArgs(out, base, in string) []string {
-	a := []string{"-J", "-j1", "--btf_features=" + kbuildFeatures, "--lang_exclude=rust", "--btf_encode_detached", out}
+func oursArgs(out, base, in string, extra ...string) []string {
+	a := []string{"-J", "-j1", "--btf_features=" + features(extra), "--lang_exclude=rust", "--btf_encode_detached", out}
 	if base != "" {
 		a = append(a, "--btf_base", base)
 	}
 	return append(a, in)
 }
 
-// kernelRuns are the vmlinux runs of one kernel, each done once.
+// features returns kbuildFeatures with extra ones (comma-separated lists).
+func features(extra []string) string {
+	return strings.Join(append([]string{kbuildFeatures}, extra...), ",")
+}
+
+// kernelRuns are the vmlinux runs of one kernel with one set of extra
+// features, each done once.
 type kernelRuns struct {
 	vmlinux              string
+	extra                string // features added to kbuildFeatures, or ""
 	paholeOnce, oursOnce sync.Once
 	pahole, ours         *encodeRun
 }
 
 var (
 	kernelsMu sync.Mutex
-	kernelMap = map[string]*kernelRuns{}
+	kernelMap = map[[2]string]*kernelRuns{}
 )
 
-func runsFor(vmlinux string) *kernelRuns {
+// runsFor returns the runs of vmlinux with kbuildFeatures plus extra (a
+// comma-separated list, or none).
+func runsFor(vmlinux string, extra ...string) *kernelRuns {
 	kernelsMu.Lock()
 	defer kernelsMu.Unlock()
-	k := kernelMap[vmlinux]
+	key := [2]string{vmlinux, strings.Join(extra, ",")}
+	k := kernelMap[key]
 	if k == nil {
-		k = &kernelRuns{vmlinux: vmlinux}
-		kernelMap[vmlinux] = k
+		k = &kernelRuns{vmlinux: vmlinux, extra: key[1]}
+		kernelMap[key] = k
 	}
 	return k
+}
+
+// stem names the outputs of these runs in workDir.
+func (k *kernelRuns) stem() string {
+	s := kernelTag(k.vmlinux)
+	if k.extra != "" {
+		s += "+" + strings.ReplaceAll(k.extra, ",", "+")
+	}
+	return filepath.Join(workDir, s)
+}
+
+func (k *kernelRuns) extraList() []string {
+	if k.extra == "" {
+		return nil
+	}
+	return []string{k.extra}
 }
 
 // tag names a kernel's outputs: the vmlinux file name without "vmlinux-".
@@ -197,11 +234,11 @@ func kernelTag(vmlinux string) string { return strings.TrimPrefix(filepath.Base(
 func (k *kernelRuns) paholeVmlinux(t *testing.T, pahole string) *encodeRun {
 	t.Helper()
 	k.paholeOnce.Do(func() {
-		out := filepath.Join(workDir, kernelTag(k.vmlinux)+".pahole.btf")
-		k.pahole = run(t, "pahole 1.31", out, paholeTimeout, pahole, paholeArgs(out, "", k.vmlinux)...)
+		out := k.stem() + ".pahole.btf"
+		k.pahole = run(t, testenv.PaholeName, out, paholeTimeout, pahole, paholeArgs(out, "", k.vmlinux, k.extraList()...)...)
 	})
 	if k.pahole.err != nil {
-		t.Fatalf("the reference failed on %s: %v", k.vmlinux, k.pahole.err)
+		t.Fatalf("the reference failed on %s (features +%s): %v", k.vmlinux, k.extra, k.pahole.err)
 	}
 	return k.pahole
 }
@@ -212,8 +249,8 @@ func (k *kernelRuns) oursVmlinux(t *testing.T, pahole string) *encodeRun {
 	t.Helper()
 	ref := k.paholeVmlinux(t, pahole)
 	k.oursOnce.Do(func() {
-		out := filepath.Join(workDir, kernelTag(k.vmlinux)+".btfstream.btf")
-		k.ours = run(t, "btfstream", out, oursTimeout(ref.wall, time.Minute), btfstreamBin(t), oursArgs(out, "", k.vmlinux)...)
+		out := k.stem() + ".btfstream.btf"
+		k.ours = run(t, "btfstream", out, oursTimeout(ref.wall, time.Minute), btfstreamBin(t), oursArgs(out, "", k.vmlinux, k.extraList()...)...)
 	})
 	if k.ours.err != nil {
 		t.Fatalf("btfstream failed on %s (the reference took %.1f s): %v", k.vmlinux, ref.wall.Seconds(), k.ours.err)
@@ -237,7 +274,7 @@ func btfDiff(t *testing.T, base, a, b string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
-		return fmt.Errorf("btfstream diff: not equal (A = pahole 1.31, B = btfstream)\n%s", out)
+		return fmt.Errorf("btfstream diff: not equal (A = %s, B = btfstream)\n%s", testenv.PaholeName, out)
 	default:
 		t.Fatalf("btfstream %s: %v\n%s", strings.Join(args, " "), err, out)
 		return nil

@@ -14,6 +14,12 @@
 #         (scripts/gen-btf.sh) always runs PAHOLE with
 #         --btf_encode_detached=FILE.BTF.1, then resolve_btfids turns that
 #         into .BTF (and .BTF.base for out-of-tree modules).
+#   6.12-llvm  6.12 again with make LLVM=1: Debian's clang, ld.lld and
+#         llvm-objcopy. ld.lld keeps the empty .BTF output section, allocated
+#         and inside the first LOAD segment of .tmp_vmlinux1, which PAHOLE
+#         rewrites in place (stream/elfwrite moves it to the end of the
+#         file); clang's DWARF 5 and BTF type tags in every unit; with
+#         kernel-llvm.config, zlib-compressed debug sections.
 #
 # 1. apt: installs what is missing (the kernel's build
 #    tools, qemu-system-x86, busybox-static, and libdw1/libelf1 for the
@@ -127,7 +133,7 @@ skip() { fail "$*"; return 1; }
 
 # --- 1. packages -------------------------------------------------------------
 phase apt
-apt_install make gcc bc flex bison cpio xz-utils binutils kmod file \
+apt_install make gcc clang lld llvm bc flex bison cpio xz-utils binutils kmod file \
 	libelf-dev libssl-dev qemu-system-x86 busybox-static libdw1 libelf1 ||
 	die "apt-get install failed"
 ensure_go || die "no Go that can build this module"
@@ -337,7 +343,8 @@ check_kernel() {
 	if [ ! -e "$obj/.kbuild-check-tree" ]; then
 		mode=cold
 		# One tree per kernel: each holds ~0.5-1 GB of objects with DWARF.
-		[ "$cache" = none ] || find "$cache" -maxdepth 1 -name "tree-$label-*" -exec rm -rf {} +
+		# (The key's 16 hex digits spelled out: tree-6.12-* would also be 6.12-llvm's.)
+		[ "$cache" = none ] || find "$cache" -maxdepth 1 -name "tree-$label-$(printf '[0-9a-f]%.0s' {1..16})" -exec rm -rf {} +
 		rm -rf "$obj" && mkdir -p "$obj" || return 1
 	elif [ "$(cat "$obj/.kbuild-check-btfstream" 2>/dev/null)" != "$bs_stamp" ]; then
 		mode=warm
@@ -427,6 +434,16 @@ compare_calls() {
 		fi
 		[ -n "$detached" ] && ref=$ref.BTF.1
 		out=$call.out
+		[ -n "$detached" ] || check_in_place "$call.in" "$out" "$what"
+		if [ -z "$detached" ] && [ -z "$base" ] && ! "$btfstream" diff -q "$ref" "$ref" 2> "$ref.err"; then
+			# pahole lets libelf lay the file out again: on ld.lld's
+			# .tmp_vmlinux1 its program headers then point past the end of
+			# the file, which btfstream (like llvm-objcopy) refuses to read.
+			# GNU objcopy still extracts the .BTF.
+			echo "    pahole's $what is not a valid ELF ($(cat "$ref.err")); comparing its .BTF (GNU objcopy --dump-section)"
+			objcopy --dump-section ".BTF=$ref.BTF" "$ref" "$ref.objcopy" 2> /dev/null && ref=$ref.BTF ||
+				fail "cannot extract .BTF from pahole's $what"
+		fi
 		if [ -n "$base" ] && [ -n "$distilled" ] && [ -z "$detached" ]; then
 			# 6.12's out-of-tree module: .BTF over its own .BTF.base.
 			diffout=$("$btfstream" diff "$out" "$ref") && verdict=equal || verdict=DIFFERENT
@@ -446,6 +463,22 @@ compare_calls() {
 		case $verdict in equal*) ;; *) echo "$diffout" | head -n 30 | cut -c1-240 | sed 's/^/      /'; fail "$what differs from pahole $pahole_ref_version" ;; esac
 	done
 }
+
+# check_in_place IN OUT WHAT: OUT is IN with .BTF written by btfstream:
+# readelf -lSW reads it without a warning and its program headers are IN's.
+check_in_place() {
+	local warn
+	warn=$(readelf -lSW "$2" 2>&1 > /dev/null)
+	[ -z "$warn" ] || fail "readelf -lSW on btfstream's $3 warns: $warn"
+	if [ "$(program_headers "$1")" != "$(program_headers "$2")" ]; then
+		diff <(program_headers "$1") <(program_headers "$2") | head -n 20
+		fail "btfstream changed the program headers of $3"
+	elif [ "$(program_headers "$1" | grep -c LOAD)" -gt 0 ]; then
+		echo "    $3: readelf -lSW clean, $(program_headers "$1" | grep -cE '^  [A-Z_]+ +0x') program headers unchanged; .BTF before: $(btf_header "$1"); after: $(btf_header "$2")"
+	fi
+}
+program_headers() { readelf -lW "$1" 2> /dev/null | sed -n '/^Program Headers:/,/^ Section to Segment mapping:/p'; }
+btf_header() { readelf -SW "$1" 2> /dev/null | grep -E '\] \.BTF ' | sed 's/^ *\[ *[0-9]*\] //; s/  */ /g' || echo none; }
 
 # check_layout VMLINUX WANT: reports VMLINUX's .BTF header; WANT non-empty:
 # the layout section must be there.
@@ -559,6 +592,7 @@ check_xfs() {
 # The kernels: one line each, "build kernel LABEL from SOURCE with these
 # fragments and make variables".
 check_kernel 6.12 6.12 kernel.config,kernel-6.12.config
+check_kernel 6.12-llvm 6.12 kernel.config,kernel-6.12.config,kernel-llvm.config LLVM=1
 check_kernel 7.2 7.2/sid kernel.config,kernel-7.2.config
 check_xfs
 finish

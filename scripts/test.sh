@@ -8,10 +8,12 @@
 #            sudo) and, if needed, Go (scripts/setup.sh)
 #   kernels  fetches the kernels with DWARF through
 #            shared/testdata/kernel-dbg.sh (cached in
-#            ~/.cache/btfstream-testdata, ~330 MB download each): trixie's
-#            cloud-amd64 (Linux 6.12, GCC 14) and bookworm's cloud-amd64
-#            (6.1, GCC 12), and bookworm's armmp (6.1, 32-bit ARM, no
-#            .BTF of its own). Trixie's armmp is not used: the mirror's
+#            ~/.cache/btfstream-testdata, 320-350 MB download
+#            each): unstable's cloud-amd64 (Linux 7.2, GCC 16, its
+#            .BTF made by Debian with pahole 1.32), trixie's cloud-amd64
+#            (6.12, GCC 14) and bookworm's cloud-amd64 (6.1, GCC 12), and
+#            bookworm's armmp (6.1, 32-bit ARM, no .BTF of its own).
+#            Trixie's armmp is not used: the mirror's
 #            trixie armhf index was stale for this whole session (size
 #            mismatch), and a kernel that cannot be fetched fails CI;
 #            BTFSTREAM_ARMMP_RELEASE=trixie picks it instead.
@@ -22,13 +24,19 @@
 #   386      GOARCH=386 go test (natively), with the kernel tests: 32-bit
 #            hosts are a product promise
 #   arm      GOARCH=arm go test -short under qemu-arm
-#   hosts    scripts/hosts-check.sh: the 6.12 vmlinux and its xfs.ko
-#            encoded by amd64, 386 and arm (qemu-arm) builds give the same
-#            bytes (~2 min)
-#   e2e      the end-to-end tests against the reference pahole 1.31 on
-#            every kernel (package e2e; BTFSTREAM_E2E_TIMEOUT, default 30m)
-#   kbuild   scripts/kbuild-check.sh: a 6.12 kernel and modules built with
-#            PAHOLE=btfstream, compared with pahole 1.31, booted under qemu
+#   hosts    scripts/hosts-check.sh: the 6.12 and 7.2 vmlinux and their
+#            xfs.ko encoded by amd64, 386 and arm (qemu-arm) builds give
+#            the same bytes
+#   smallhosts scripts/smallhosts-check.sh: no memory flag in a 64 MiB
+#            memory cgroup, four modules at once in 256 MiB, the 386 and
+#            static builds under ulimit -v: identical outputs (needs root
+#            and a writable memory cgroup, v1 or v2)
+#   e2e      the end-to-end tests against the reference pahole 1.32 on
+#            the four kernels, and against the 7.2 kernel's own .BTF
+#            (package e2e; BTFSTREAM_E2E_TIMEOUT, default 30m)
+#   kbuild   scripts/kbuild-check.sh: kernels and modules built with
+#            PAHOLE=btfstream (6.12 with gcc and with LLVM=1, 7.2 with
+#            gcc), compared with pahole 1.32, booted under qemu
 #
 # Each go test step is read by scripts/testreport, which prints failures,
 # skip reasons and how many tests ran, passed, failed and skipped; the end
@@ -87,7 +95,8 @@ llvm-dwarfdump:llvm gcc:gcc arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
 s390x-linux-gnu-gcc:gcc-s390x-linux-gnu readelf:binutils objcopy:binutils
 as:binutils dpkg-deb:dpkg /usr/bin/time:time"
 setup() {
-  pkgs="libdw1 libelf1 libc6-dev"
+  # libbpf-dev: dedup's differential test against libbpf (TestDedupLikeLibbpf).
+  pkgs="libdw1 libelf1 libc6-dev libbpf-dev"
   for pair in $tools; do pkgs="$pkgs ${pair#*:}"; done
   ok=true
   # shellcheck disable=SC2086
@@ -107,18 +116,19 @@ setup() {
 step setup setup
 
 # --- kernels.
-k612= k61= karm=
+k72= k612= k61= karm=
 kernels() {
   ok=true
+  k72=$(fetch_kernel --release sid cloud-amd64) || ok=false
   k612=$(fetch_kernel cloud-amd64) || ok=false
   k61=$(fetch_kernel --release bookworm cloud-amd64) || ok=false
   karm=$(fetch_kernel --release "${BTFSTREAM_ARMMP_RELEASE:-bookworm}" armmp) || ok=false
-  for k in "$k612" "$k61" "$karm"; do [ -n "$k" ] && echo "kernel: $k"; done
+  for k in "$k72" "$k612" "$k61" "$karm"; do [ -n "$k" ] && echo "kernel: $k"; done
   $ok
 }
 step kernels kernels
 list=
-for k in "$k612" "$k61" "$karm"; do [ -n "$k" ] && list="$list${list:+:}$k"; done
+for k in "$k72" "$k612" "$k61" "$karm"; do [ -n "$k" ] && list="$list${list:+:}$k"; done
 
 # --- vet.
 vet() {
@@ -149,12 +159,24 @@ step race gotest race -- -race -short -count=1 -timeout 20m $race
 step 386 gotest 386 GOARCH=386 BTFSTREAM_KERNEL="$k612" -- -count=1 -timeout 20m $unit
 # shellcheck disable=SC2086
 step arm gotest arm GOARCH=arm GOARM=7 -- -count=1 -short -timeout 20m -exec qemu-arm $unit
-step hosts sh "$root/scripts/hosts-check.sh" "$k612"
-step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k612" BTFSTREAM_ELF_WRITE=1 -- \
+# hosts-check.sh fails on a kernel it cannot read, so a missing one fails the step.
+step hosts sh "$root/scripts/hosts-check.sh" "${k612:-/missing/6.12-vmlinux}" "${k72:-/missing/7.2-vmlinux}"
+# smallhosts-check.sh (issue 19): no memory flag in a 64 MiB memory cgroup,
+# four module encodes in one 256 MiB cgroup, and the 386 and static amd64
+# builds under ulimit -v; every output identical to an unlimited run.
+smallhosts() {
+  go build -o "$tmp/bs-amd64" ./cmd/btfstream &&
+    GOARCH=386 CGO_ENABLED=0 go build -o "$tmp/bs-386" ./cmd/btfstream &&
+    go build -tags netgo,osusergo -o "$tmp/bs-static" ./cmd/btfstream || return 1
+  BTFSTREAM_386="$tmp/bs-386" BTFSTREAM_STATIC="$tmp/bs-static" PAHOLE="$(shared_dir)/reference/pahole-1.32/pahole" \
+    sh "$root/scripts/smallhosts-check.sh" "$tmp/bs-amd64" "${k612:-/missing/6.12-vmlinux}" "${k72:-/missing/7.2-vmlinux}"
+}
+step smallhosts smallhosts
+step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k72" BTFSTREAM_ELF_WRITE=1 -- \
   -count=1 -timeout "${BTFSTREAM_E2E_TIMEOUT:-30m}" -v ./e2e/
 
-# --- kbuild: a kernel and modules built with PAHOLE=btfstream, compared
-# with pahole 1.31, booted under qemu (scripts/kbuild-check.sh; ~6 min
+# --- kbuild: kernels and modules built with PAHOLE=btfstream, compared
+# with pahole 1.32, booted under qemu (scripts/kbuild-check.sh; ~6 min
 # on 2 cores, 20 s when its cache holds this btfstream's build).
 # BTFSTREAM_KBUILD=0 leaves it out (not under CI=true).
 if [ "${BTFSTREAM_KBUILD:-1}" != 0 ] || $ci; then

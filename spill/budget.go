@@ -300,7 +300,11 @@ func (b *Budget) Relieve() (int64, error) {
 		n, err := s.s.SpillCold()
 		total += n
 		if err != nil {
-			return total, fmt.Errorf("%s: %w", s.name, err)
+			// A Store's errors name it already.
+			if !strings.HasPrefix(err.Error(), s.name+": ") {
+				err = fmt.Errorf("%s: %w", s.name, err)
+			}
+			return total, err
 		}
 	}
 	return total, nil

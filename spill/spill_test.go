@@ -2,9 +2,11 @@ package spill
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +276,9 @@ func TestBudgetRelieve(t *testing.T) {
 	early := &testSpiller{b, 0, &calls, "early"}
 	b.AddSpiller("early", early, 1)
 	calls = nil
+	// The live heap is the one at the last collection, 0 before the first:
+	// collect, so that it is known (and above 1 byte) however the test runs.
+	runtime.GC()
 	b.Relieve()
 	if strings.Join(calls, ",") != "early" {
 		t.Errorf("with a 1-byte heap target: asked %v", calls)
@@ -329,3 +334,38 @@ func mustWait(t *testing.T, call func(), msg string) <-chan struct{} {
 	}
 	return done
 }
+
+// A store's spill error reaches the caller of Relieve naming the store
+// once (issue 19: "function states: function states: write spill file").
+func TestRelieveErrorNamesStoreOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	b := NewBudget(1 << 30)
+	b.SetTempFiles(dir, nil)
+	s := NewStore("function states", b)
+	defer s.Close()
+	b.AddSpiller("function states", s, 0)
+	for i := 0; i < 3; i++ {
+		if _, err := s.Append(make([]byte, ChunkSize)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Add(1 << 30)
+	_, err := b.Relieve()
+	if err == nil {
+		t.Fatal("Relieve spilled into a missing directory")
+	}
+	if msg := err.Error(); strings.Count(msg, "function states") != 1 || !strings.Contains(msg, dir) {
+		t.Errorf("error %q: want the store named once and %s", msg, dir)
+	}
+	// A spiller whose errors do not name it gets its name in front.
+	b2 := NewBudget(1)
+	b2.AddSpiller("table", errSpiller{}, 0)
+	b2.Add(10)
+	if _, err := b2.Relieve(); err == nil || err.Error() != "table: disk on fire" {
+		t.Errorf("Relieve: %v", err)
+	}
+}
+
+type errSpiller struct{}
+
+func (errSpiller) SpillCold() (int64, error) { return 0, errors.New("disk on fire") }

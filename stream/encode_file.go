@@ -21,6 +21,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 		return nil, stats, elffile.WithFile(path, err)
 	}
 	defer mem.close()
+	stats.MemLimit, stats.MemLimitFrom = mem.limit, mem.from
 	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes, ArenaKeep: mem.arenaKeep()})
 	if err != nil {
 		return nil, stats, err

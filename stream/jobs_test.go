@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/dwarfread"
 	"github.com/btfstream/btfstream/stream/elffile"
 	"github.com/btfstream/btfstream/stream/internal/testkit"
 )
@@ -81,4 +82,29 @@ func TestJobsByteIdenticalKernel(t *testing.T) {
 			}
 		}
 	})
+}
+
+// More jobs than compile units would only wait: the plan runs one job per
+// unit at most (issue 19: -j 100000 on xfs.ko took 75 s).
+func TestJobsCappedAtUnits(t *testing.T) {
+	fx := testkit.Fixtures[0]
+	p := fx.Build(t)
+	f, err := dwarfread.Open(p, dwarfread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, err := f.UnitStarts()
+	f.Close()
+	if err != nil || len(starts) == 0 {
+		t.Fatalf("%s: %d units, %v", fx.Name, len(starts), err)
+	}
+	opts := DefaultEncodeOptions()
+	opts.Jobs, opts.MemLimit = len(starts)+100, -1
+	_, stats, err := EncodeFile(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Jobs != len(starts) {
+		t.Errorf("-j%d on %d units: %d jobs ran", opts.Jobs, len(starts), stats.Jobs)
+	}
 }

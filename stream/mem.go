@@ -2,7 +2,10 @@ package stream
 
 // Memory plan of one encoding (EncodeOptions.MemLimit, issue 6).
 //
-// Everything large is accounted against one spill.Budget:
+// The limit is MemLimit, or with MemLimit 0 DefaultBudget: the tightest
+// limit the host puts on the process (cgroup, rlimits, RAM), found in one
+// place (hostmem.go). Everything large is accounted against one
+// spill.Budget:
 //
 //   - CU arenas in flight: the reader Acquires ArenaEstimate(unit length)
 //     before reading a unit's body and corrects it to the arena's footprint
@@ -32,12 +35,10 @@ package stream
 // past it.
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
@@ -45,15 +46,9 @@ import (
 	"github.com/btfstream/btfstream/stream/outfile"
 )
 
-// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0:
-// min(1 GiB, half the machine's RAM).
-func DefaultMemLimit() int64 {
-	lim := int64(1 << 30)
-	if ram := totalRAM(); ram > 0 && ram/2 < lim {
-		lim = ram / 2
-	}
-	return lim
-}
+// DefaultMemLimit is the budget when EncodeOptions.MemLimit is 0: the
+// tightest limit the process is under (DefaultBudget, hostmem.go).
+func DefaultMemLimit() int64 { return DefaultBudget().Budget }
 
 // SoftLimit is the Go runtime soft memory limit EncodeFile uses for a
 // MemLimit (0: the default; negative: none, returned as -1). EncodeFile
@@ -68,23 +63,6 @@ func SoftLimit(memLimit int64) int64 {
 		return -1
 	}
 	return max(memLimit-runtimeOverhead-memLimit/32, memLimit/4)
-}
-
-// totalRAM reads MemTotal from /proc/meminfo (0 if unknown).
-func totalRAM() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n << 10
-		}
-	}
-	return 0
 }
 
 const (
@@ -149,8 +127,9 @@ const (
 // memPlan is the budget of one run and what it derived from it.
 type memPlan struct {
 	budget     *spill.Budget
-	limit      int64 // 0: unlimited
-	spillAll   bool  // EncodeOptions.spillAll
+	limit      int64  // 0: unlimited
+	from       string // what set limit (EncodeStats.MemLimitFrom)
+	spillAll   bool   // EncodeOptions.spillAll
 	cacheBytes int64
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
@@ -158,18 +137,24 @@ type memPlan struct {
 }
 
 func newMemPlan(opts EncodeOptions) (*memPlan, error) {
-	limit := opts.MemLimit
+	limit, from := opts.MemLimit, "--mem-limit"
 	switch {
 	case limit == 0:
-		limit = DefaultMemLimit()
+		host := DefaultBudget()
+		limit, from = host.Budget, host.String()
 	case limit < 0:
-		limit = 0
+		limit, from = 0, "--mem-limit 0"
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, cacheBytes: cacheBytesFor(limit)}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, from: from, cacheBytes: cacheBytesFor(limit)}
 	// Spill files have no name (O_TMPFILE where it works): nothing is
 	// left behind, even by SIGKILL.
 	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)
 	if limit > 0 {
+		// Under a limit anything may spill: a spill directory that
+		// cannot take files fails now, not at the first spill.
+		if err := checkSpillDir(opts.TmpDir); err != nil {
+			return nil, err
+		}
 		m.prevLimit = m.budget.SetRuntimeLimit(runtimeOverhead + limit/32)
 		m.budget.SetSpillAt(int64(float64(limit) * spillFraction))
 		m.budget.SetHeapTarget(int64(float64(SoftLimit(limit)) * heapFraction))
@@ -183,6 +168,27 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	}
 	m.budget.Add(m.cacheBytes)
 	return m, nil
+}
+
+// ErrSpillDir is returned when the spill directory cannot take files.
+var ErrSpillDir = errors.New("cannot create spill files")
+
+// checkSpillDir creates and drops an unnamed file in dir ("": the
+// default temporary directory), as a spill would.
+func checkSpillDir(dir string) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := outfile.Temp(dir, ".btfstream-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%w: --tmpdir %s: %v; under a memory limit spills may go there (set --tmpdir or $TMPDIR, or --mem-limit 0)",
+			ErrSpillDir, dir, err)
+	}
+	return f.Close()
 }
 
 func (m *memPlan) close() { debug.SetMemoryLimit(m.prevLimit) }
@@ -334,12 +340,16 @@ func fileMemFloor(f *dwarfread.File, opts EncodeOptions) (int64, error) {
 
 // check fails early, before any unit is decoded, when the limit is below
 // the file's floor (memFloor with one job), naming the floor. Otherwise it
-// returns how many of opts.Jobs jobs the limit holds (memFloor of that
+// returns how many of opts.Jobs jobs the units and the limit hold (memFloor of that
 // many; the output is the same for any number) and caps the units in
 // flight to the room the limit leaves beside the rest of that floor. It
 // reads only the unit headers of .debug_info.
 func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
 	jobs := max(opts.Jobs, 1)
+	// More jobs than units would only wait.
+	if starts, _ := f.UnitStarts(); len(starts) > 0 && jobs > len(starts) {
+		jobs = len(starts)
+	}
 	if m.limit <= 0 || f.Info() == nil {
 		return jobs, nil
 	}
@@ -349,8 +359,12 @@ func (m *memPlan) check(f *dwarfread.File, opts EncodeOptions) (int, error) {
 	}
 	info, base := f.Info().Size, baseBytes(opts.Base)
 	if floor := memFloor(largest, info, base, 1); m.limit < floor {
-		return 0, fmt.Errorf("%w: --mem-limit %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
-			ErrMemLimit, spill.FormatSize(m.limit), largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
+		what := "--mem-limit " + spill.FormatSize(m.limit)
+		if m.from != "--mem-limit" {
+			what = "the default budget, " + spill.FormatSize(m.limit) + " (" + m.from + "),"
+		}
+		return 0, fmt.Errorf("%w: %s cannot hold the largest compile unit (%d bytes of .debug_info, about %s decoded) besides the tables and the base; use --mem-limit %s or more",
+			ErrMemLimit, what, largest, spill.FormatSize(dwarfread.ArenaEstimate(largest)), spill.FormatSize(floor))
 	}
 	for jobs > 1 && memFloor(largest, info, base, jobs) > m.limit {
 		jobs--

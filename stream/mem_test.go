@@ -1,6 +1,10 @@
 package stream
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btfstream/btfstream/stream/internal/testkit"
@@ -98,5 +102,37 @@ func TestProgress(t *testing.T) {
 				t.Errorf("last report %+v", last)
 			}
 		})
+	}
+}
+
+// Under a limit the spill directory is tried before anything is read: a
+// missing one, or a file, fails at once; without a limit it is not needed.
+func TestSpillDirCheckedFirst(t *testing.T) {
+	obj := testkit.Fixtures[0].Build(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		tmp   string
+		limit int64
+		fails bool
+	}{
+		{filepath.Join(dir, "missing"), 64 << 20, true},
+		{file, 0, true},
+		{filepath.Join(dir, "missing"), -1, false},
+		{dir, 64 << 20, false},
+	} {
+		opts := DefaultEncodeOptions()
+		opts.TmpDir, opts.MemLimit = c.tmp, c.limit
+		_, _, err := EncodeFile(obj, opts)
+		if got := errors.Is(err, ErrSpillDir); got != c.fails || got && !strings.Contains(err.Error(), "--tmpdir "+c.tmp) {
+			t.Errorf("--tmpdir %s, limit %d: %v", c.tmp, c.limit, err)
+		}
+		if !c.fails && err != nil {
+			t.Errorf("--tmpdir %s, limit %d: %v", c.tmp, c.limit, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %d files in the spill directory", len(ents))
 	}
 }

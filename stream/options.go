@@ -60,7 +60,8 @@ type EncodeOptions struct {
 	// Base is the BTF a module's split BTF is encoded against (vmlinux's
 	// .BTF); nil to encode base BTF (vmlinux).
 	Base *btf.Spec
-	// MemLimit is the memory budget in bytes (0: DefaultMemLimit(),
+	// MemLimit is the memory budget in bytes (0: DefaultMemLimit(), the
+	// tightest limit the host puts on the process,
 	// negative: no limit). Arenas in flight, tables and caches are
 	// accounted against it, the Go runtime's soft limit is set from it,
 	// and saved function states spill to TmpDir when it is exceeded.
@@ -116,6 +117,10 @@ type EncodeStats struct {
 	Spilled int64
 	// PeakAccounted is the most memory the budget accounted at once.
 	PeakAccounted int64
+	// MemLimit is the budget the run had (0: none) and MemLimitFrom what
+	// set it: "--mem-limit", or the host limit (HostBudget.String).
+	MemLimit     int64
+	MemLimitFrom string
 	// Jobs is how many jobs ran: EncodeOptions.Jobs, or fewer when the
 	// memory limit holds only fewer (memory comes first; the output is the
 	// same for any number).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/spill"
 	"github.com/btfstream/btfstream/stream"
+	"github.com/btfstream/btfstream/stream/elffile"
 	"github.com/btfstream/btfstream/stream/elfwrite"
 	"github.com/btfstream/btfstream/stream/outfile"
 	"github.com/spf13/pflag"
@@ -48,6 +50,9 @@ func runEncode(sub string, args []string) int {
 	opts, err := f.options()
 	if err != nil {
 		return usageError(sub, err)
+	}
+	if f.jobsNote != "" && !f.quiet {
+		fmt.Fprintf(stderr, "btfstream: note: %s\n", f.jobsNote)
 	}
 	if opts.Verbose != nil {
 		in := fs.Arg(0)
@@ -86,6 +91,9 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 			return fail(1, "--btf_base: %v", err)
 		}
 		opts.Base = base
+		if w := baseReleaseWarning(in, f.base); w != "" && !f.quiet {
+			fmt.Fprintf(stderr, "btfstream: warning: %s\n", w)
+		}
 	}
 	// pahole's btf__distill_base fails without a base; it only applies
 	// to ELF output (a detached file gets plain split BTF).
@@ -98,8 +106,10 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	}
 	// Errors name the file (*elffile.Error); the BTF is in the target's
 	// byte order, as pahole writes it.
-	if err := checkOutput(in, f.detached); err != nil {
+	if warning, err := checkOutput(in, f.detached); err != nil {
 		return fail(1, "%v", err)
+	} else if warning != "" && !f.quiet {
+		fmt.Fprintf(stderr, "btfstream: warning: %s\n", warning)
 	}
 	if wantProgress(f.progress, f.quiet) {
 		line := newProgressLine(stderr, in)
@@ -137,19 +147,61 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 }
 
 // checkOutput fails early, before the encoding, when the output cannot be
-// written: its directory is missing or read-only, or its file system lacks
-// room for an estimate of it (in place: a copy of in and its BTF; detached:
-// the BTF, at most a 32nd of the input: vmlinux's is 1.4%).
-func checkOutput(in, detached string) error {
+// written: its directory is missing or read-only, or its file system has
+// less room than the output's least size (in place: the input without its
+// old .BTF; detached: a BTF header). With less room than an upper bound
+// of the output (the BTF at most a 32nd of the input plus 1 MiB: vmlinux's
+// is 2.2% of it) it only warns: the output may still fit, and a full file
+// system fails the write cleanly (ENOSPC, nothing left behind).
+func checkOutput(in, detached string) (warning string, err error) {
 	st, err := os.Stat(in)
 	if err != nil {
-		return err
+		return "", err
 	}
-	btfGuess := st.Size()/32 + 1<<20
-	if detached != "" {
-		return outfile.Check(detached, btfGuess)
+	least, most, path := int64(btf.HeaderLen), outputBound(st.Size()), detached
+	if detached == "" {
+		path, least = in, st.Size()-oldBTFSize(in)
+		most += st.Size()
 	}
-	return outfile.Check(in, st.Size()+btfGuess)
+	if err := outfile.Check(path, 0); err != nil {
+		return "", err
+	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	dir := filepath.Dir(real)
+	free, err := freeSpace(dir)
+	switch {
+	case err != nil:
+		return "", nil
+	case free < least:
+		return "", fmt.Errorf("%s: %s free in %s, the output needs at least %s", path, spill.FormatSize(free), dir, spill.FormatSize(least))
+	case free < most:
+		return fmt.Sprintf("%s: %s free in %s, the output may need up to %s", path, spill.FormatSize(free), dir, spill.FormatSize(most)), nil
+	}
+	return "", nil
+}
+
+// freeSpace is outfile.FreeSpace; tests replace it.
+var freeSpace = outfile.FreeSpace
+
+// outputBound is an upper bound of the BTF encoded from an input of
+// inSize bytes (checked on the fixtures and kernels: TestOutputBound).
+func outputBound(inSize int64) int64 { return inSize/32 + 1<<20 }
+
+// oldBTFSize is the size of in's .BTF section, which the output replaces
+// (0 if none or unreadable).
+func oldBTFSize(in string) int64 {
+	f, err := elffile.Open(in, elffile.Options{CacheBytes: -1})
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if s, ok := f.Section(".BTF"); ok {
+		return int64(s.Size)
+	}
+	return 0
 }
 
 // summaryLine is the one-line report:
@@ -168,11 +220,15 @@ func summaryLine(in string, spec *btf.Spec, st *stream.EncodeStats, jobs, size i
 	}
 	ran := ""
 	if st.Jobs > 0 && st.Jobs < jobs {
-		ran = fmt.Sprintf(", %d of %d jobs (the memory limit holds %d)", st.Jobs, jobs, st.Jobs)
+		ran = fmt.Sprintf(", %d of %d jobs (the compile units and the memory limit hold %d)", st.Jobs, jobs, st.Jobs)
 	}
-	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, peak accounted %s, spilled %d bytes%s",
+	budget := "no memory budget (--mem-limit 0)"
+	if st.MemLimit > 0 {
+		budget = fmt.Sprintf("budget %s (%s)", spill.FormatSize(st.MemLimit), st.MemLimitFrom)
+	}
+	return fmt.Sprintf("btfstream: %s: %d types (%s), %d funcs, %d vars, %d CUs, %d bytes of BTF, %.1fs, peak RSS %s, %s, peak accounted %s, spilled %d bytes%s",
 		in, spec.Len(), strings.Join(kinds, ", "), st.Funcs, st.Vars, st.CUs, size, d.Seconds(), rss,
-		spill.FormatSize(st.PeakAccounted), st.Spilled, ran)
+		budget, spill.FormatSize(st.PeakAccounted), st.Spilled, ran)
 }
 
 // peakRSSKiB returns VmHWM from /proc/self/status, or 0.
@@ -213,7 +269,10 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseUint(strings.TrimSpace(t), 10, 63)
-	if err != nil || v > (1<<63-1)>>shift {
+	if errors.Is(err, strconv.ErrRange) || err == nil && v > (1<<63-1)>>shift {
+		return 0, fmt.Errorf("size %q overflows (at most 2^63-1 bytes, 8388607T)", s)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("bad size %q (want a number with an optional K, M or G suffix)", s)
 	}
 	return int64(v << shift), nil

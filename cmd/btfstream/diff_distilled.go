@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/elffile"
@@ -58,7 +57,7 @@ func diffDistilled(w io.Writer, pathA, pathB, base string, maxShown int) (code i
 // hasDistilledBase reports whether path is an ELF file with a .BTF.base
 // section.
 func hasDistilledBase(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, _, err := elffile.OpenInput(path, path)
 	if err != nil {
 		return false, err
 	}

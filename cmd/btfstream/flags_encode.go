@@ -22,6 +22,7 @@ package main
 // set Linux 6.12 asks for.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -45,6 +46,7 @@ type encodeFlags struct {
 	base           string
 	langExclude    string
 	jobs           int
+	jobsNote       string // set by options when -j was capped
 	verbose, quiet bool
 	version        bool
 	numericVersion bool
@@ -156,7 +158,9 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 	featureFlag(fs, &featureValue{f: f, sw: -1, strict: true}, "btf_features_strict", "features in `LIST` as --btf_features, but unknown names are an error")
 	fs.BoolVar(&f.supported, "supported_btf_features", false, "print the known BTF feature names and exit")
 	fs.StringVar(&f.langExclude, "lang_exclude", "", "skip compile units in these `LANGS` (comma-separated, e.g. rust)")
-	fs.IntVarP(&f.jobs, "jobs", "j", 1, "decode with `N` goroutines (-jN, -j N; -j alone: number of CPUs); output is the same for every N")
+	f.jobs = 1
+	fs.VarP((*jobsValue)(&f.jobs), "jobs", "j", "decode with `N` goroutines (-jN, -j N; -j alone: number of CPUs), at most\n"+
+		"twice the CPUs and the compile units; output is the same for every N")
 	fs.Lookup("jobs").NoOptDefVal = "0"
 	fs.BoolVarP(&f.verbose, "verbose", "V", false, "report variables left out (invalid name, void type, zero or oversized) on stderr")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors")
@@ -168,7 +172,9 @@ func newEncodeFlagSet(f *encodeFlags) *pflag.FlagSet {
 		featureFlag(fs, &featureValue{f: f, sw: i}, l.name, l.help)
 	}
 	fs.StringVar(&f.memLimit, "mem-limit", "", "memory budget (`SIZE`): bytes, or with a K, M or G suffix (powers of 1024); 0: no limit.\n"+
-		"Without the flag: min(1G, half of RAM) = "+spill.FormatSize(stream.DefaultMemLimit())+" here. Peak RSS stays within\n"+
+		"Without the flag: the tightest of 3/4 of the cgroup's memory limit (v2 memory.max, v1\n"+
+		"memory.limit_in_bytes), half of what RLIMIT_AS or RLIMIT_DATA leave, half of RAM, and 1G:\n"+
+		"here "+spill.FormatSize(stream.DefaultMemLimit())+", "+stream.DefaultBudget().String()+". Peak RSS stays within\n"+
 		"about 5% of it: what is cold (function states, the old table while it is rebuilt) spills to\n"+
 		"--tmpdir, and -j N runs fewer jobs when the limit holds fewer. A limit below what FILE needs\n"+
 		"(its largest compile unit, the tables, the base) is refused before the encoding starts,\n"+
@@ -216,13 +222,15 @@ the command lines of older kernels.
 func paholeArgs(fs *pflag.FlagSet, args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	isNum := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+	// A negative count is taken as -j's value, for jobsValue to refuse.
+	isJobs := func(s string) bool { return isNum(s) || len(s) > 1 && s[0] == '-' && isNum(s[1:]) }
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			return append(out, args[i:]...), nil
 		case a == "--jobs" || a == "-j":
-			if i+1 < len(args) && isNum(args[i+1]) {
+			if i+1 < len(args) && isJobs(args[i+1]) {
 				i++
 				a = "--jobs=" + args[i]
 			}
@@ -242,10 +250,10 @@ func paholeArgs(fs *pflag.FlagSet, args []string) ([]string, error) {
 			}
 			arg = strings.TrimPrefix(arg, "=")
 			switch {
-			case arg == "" && i+1 < len(args) && isNum(args[i+1]):
+			case arg == "" && i+1 < len(args) && isJobs(args[i+1]):
 				i++
 				arg = args[i]
-			case arg != "" && !isNum(arg):
+			case arg != "" && !isJobs(arg):
 				return nil, errUsage(fmt.Sprintf("invalid job count %q in %s (want -jN, -j N or -j)", arg, a))
 			}
 			for _, c := range pre {
@@ -259,6 +267,50 @@ func paholeArgs(fs *pflag.FlagSet, args []string) ([]string, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// jobsValue is -j's count: a whole number, 0 (or -j alone) for the
+// number of CPUs; negative or too large is a usage error, in every
+// spelling paholeArgs turns into --jobs=N.
+type jobsValue int
+
+func (v *jobsValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && n > maxJobs:
+		return fmt.Errorf("job count %s is too large (at most %d; more than twice the CPUs only costs memory)", s, maxJobs)
+	case err != nil:
+		return fmt.Errorf("invalid job count %q (want a whole number: -jN, -j N, or -j alone for the number of CPUs)", s)
+	case n < 0:
+		return fmt.Errorf("job count %s is negative (want N >= 1, or -j alone for the number of CPUs)", s)
+	}
+	*v = jobsValue(n)
+	return nil
+}
+
+func (v *jobsValue) String() string { return strconv.Itoa(int(*v)) }
+func (v *jobsValue) Type() string   { return "int" }
+
+// maxJobs bounds -j's value before anything else looks at it (int on
+// 32-bit hosts); capJobs then caps it to what can help.
+const maxJobs = 1 << 20
+
+// jobsPerCPU: more jobs than this many per CPU only add memory (each
+// holds about one more unit's arena) and contention; the merger is serial.
+const jobsPerCPU = 2
+
+// capJobs caps a job count (<= 0: the number of CPUs) at jobsPerCPU times
+// the CPUs and returns the count and, when capped, a note for stderr.
+// (The plan caps it again at the compile units and what the memory
+// limit holds: EncodeStats.Jobs.)
+func capJobs(jobs, cpus int) (int, string) {
+	if jobs <= 0 {
+		return max(cpus, 1), ""
+	}
+	if limit := jobsPerCPU * max(cpus, 1); jobs > limit {
+		return limit, fmt.Sprintf("-j %d capped at %d (%d x %d CPUs): more jobs would only cost memory", jobs, limit, jobsPerCPU, cpus)
+	}
+	return jobs, ""
 }
 
 // parse parses an encode command line into f.
@@ -287,10 +339,7 @@ func (f *encodeFlags) parse(fs *pflag.FlagSet, args []string) error {
 // options turns the flags into EncodeOptions.
 func (f *encodeFlags) options() (stream.EncodeOptions, error) {
 	opts := stream.DefaultEncodeOptions()
-	opts.Jobs = f.jobs
-	if opts.Jobs <= 0 {
-		opts.Jobs = runtime.NumCPU()
-	}
+	opts.Jobs, f.jobsNote = capJobs(f.jobs, runtime.NumCPU())
 	langs := f.langExclude
 	if !f.explicit {
 		langs = kbuildLangExclude

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -198,9 +199,23 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{}, "btfstream: missing operand FILE"},
 		{[]string{"-J", "a.o", "b.o"}, `btfstream: extra operand "b.o" (want FILE)`},
 		{[]string{"-Jjx", "vmlinux"}, `btfstream: invalid job count "x" in -Jjx`},
+		{[]string{"--jobs=x", "vmlinux"}, `invalid job count "x"`},
 		{[]string{"-j", "x", "vmlinux"}, `btfstream: extra operand "vmlinux"`},
 		{[]string{"--jobs=x", "vmlinux"}, `btfstream: invalid argument "x" for "-j, --jobs" flag`},
 		{[]string{"--mem-limit", "lots", "vmlinux"}, `btfstream: --mem-limit: bad size "lots"`},
+		// Negative or overflowing job counts, in every spelling (issue 19).
+		{[]string{"-j", "-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"--jobs=-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"--jobs", "-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"-j-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"-Jj-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"-Jj", "-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"-j=-3", "vmlinux"}, "job count -3 is negative"},
+		{[]string{"-j", "99999999999999999999", "vmlinux"}, "job count 99999999999999999999 is too large"},
+		{[]string{"-Jj99999999999", "vmlinux"}, "job count 99999999999 is too large"},
+		{[]string{"--jobs=9223372036854775808", "vmlinux"}, "is too large"},
+		{[]string{"--mem-limit", "99999999999G", "vmlinux"}, `--mem-limit: size "99999999999G" overflows`},
+		{[]string{"--mem-limit=99999999999999999999", "vmlinux"}, `overflows`},
 		{[]string{"--btf_features_strict=var,nope", "vmlinux"}, `unknown BTF feature "nope"`},
 		{[]string{"--progress=sometimes", "vmlinux"}, `invalid argument "sometimes" for --progress`},
 		{[]string{"encode", "--bogus", "vmlinux"}, "btfstream encode: unknown flag: --bogus"},
@@ -264,5 +279,27 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	if code, out, _ := runCaptured("version"); code != 0 || !strings.HasPrefix(out, "btfstream ") || !strings.Contains(out, "pahole v1.32") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// capJobs: -j alone is the CPUs; more than jobsPerCPU per CPU is capped,
+// with a note naming both counts.
+func TestCapJobs(t *testing.T) {
+	for _, c := range []struct{ jobs, cpus, want int }{
+		{0, 2, 2}, {1, 2, 1}, {4, 2, 4}, {5, 2, 4}, {100000, 2, 4}, {3, 1, 2}, {0, 0, 1}, {64, 16, 32},
+	} {
+		got, note := capJobs(c.jobs, c.cpus)
+		capped := c.jobs > jobsPerCPU*max(c.cpus, 1)
+		if got != c.want || (note != "") != capped || capped && !strings.Contains(note, fmt.Sprintf("-j %d capped at %d", c.jobs, got)) {
+			t.Errorf("capJobs(%d, %d) = %d, %q; want %d", c.jobs, c.cpus, got, note, c.want)
+		}
+	}
+	// The note reaches stderr before anything else happens.
+	code, _, errOut := runCaptured("-j100000", "/nonexistent/vmlinux")
+	if code != 1 || !strings.HasPrefix(errOut, "btfstream: note: -j 100000 capped at ") {
+		t.Errorf("-j100000: exit %d, %q", code, errOut)
+	}
+	if _, _, errOut := runCaptured("-q", "-j100000", "/nonexistent/vmlinux"); strings.Contains(errOut, "note") {
+		t.Errorf("-q -j100000 printed the note: %q", errOut)
 	}
 }

@@ -103,8 +103,16 @@ var (
 	paholeErr = map[string]string{} // path -> why it cannot run ("" = it runs)
 )
 
+// PaholeVersion is what the reference pahole must say to --version, and
+// PaholeName names it in logs.
+const (
+	PaholeVersion = "v1.32"
+	PaholeName    = "pahole 1.32"
+)
+
 // Pahole returns the reference pahole 1.32 after checking that it runs and
-// says v1.32 (it needs Debian's libdw1 and libelf1; without them the
+// says v1.32 (shared/reference/pahole-1.32 brings its own libraries; a
+// pahole of the system needs libdw1 and libelf1, and without them the
 // loader's message is reported). Missing if not.
 func Pahole(t testing.TB) string {
 	t.Helper()
@@ -125,14 +133,14 @@ func Pahole(t testing.TB) string {
 		switch err := cmd.Run(); {
 		case err != nil:
 			why = strings.TrimSpace(err.Error() + ": " + out.String())
-		case strings.TrimSpace(out.String()) != "v1.32":
-			why = "says " + strings.TrimSpace(out.String()) + ", want v1.32"
+		case strings.TrimSpace(out.String()) != PaholeVersion:
+			why = "says " + strings.TrimSpace(out.String()) + ", want " + PaholeVersion
 		}
 		paholeErr[p] = why
 	}
 	paholeMu.Unlock()
 	if why != "" {
-		Missing(t, "reference pahole %s does not run: %s (it needs libdw1 and libelf1: apt-get install dwarves)", p, why)
+		Missing(t, "reference pahole %s does not run: %s (shared/reference/pahole-1.32 runs as it is on Debian 12 and 13; another pahole needs libdw1 and libelf1)", p, why)
 	}
 	return p
 }

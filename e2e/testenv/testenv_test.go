@@ -39,7 +39,7 @@ func TestMissingFailsUnderCI(t *testing.T) {
 
 func TestPaholeThatDoesNotRun(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "pahole")
-	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho v1.30\n"), 0o755); err != nil {
+	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho v1.31\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("BTFSTREAM_PAHOLE", bad)
@@ -47,7 +47,7 @@ func TestPaholeThatDoesNotRun(t *testing.T) {
 	r := &recorder{TB: t}
 	Pahole(r)
 	if !r.fatal {
-		t.Error("a pahole that says v1.30 was accepted under CI")
+		t.Error("a pahole that says v1.31 was accepted under CI")
 	}
 }
 

@@ -2,7 +2,6 @@ package elffile
 
 import (
 	"io"
-	"os"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -14,6 +13,9 @@ import (
 func ReadBTF(name string, r io.ReaderAt, size int64) ([]byte, error) {
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != "\x7fELF" {
+		if n < 2 || string(magic[:2]) != "\x9f\xeb" && string(magic[:2]) != "\xeb\x9f" {
+			return nil, notBTF(name, r)
+		}
 		raw, err := btf.ReadRaw(r)
 		if err != nil {
 			return nil, &Error{File: name, Err: err}
@@ -54,15 +56,11 @@ func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 func readBTFFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, st, err := OpenInput(path, path)
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
 	return ReadBTF(path, f, st.Size())
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 )
@@ -153,18 +152,9 @@ func Open(path string, opts Options) (*File, error) {
 	if name == "" {
 		name = path
 	}
-	osf, err := os.Open(path)
+	osf, st, err := OpenInput(path, name)
 	if err != nil {
-		return nil, &Error{File: name, Err: err}
-	}
-	st, err := osf.Stat()
-	if err != nil {
-		osf.Close()
-		return nil, &Error{File: name, Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		osf.Close()
-		return nil, &Error{File: name, Msg: "not a regular file", Err: ErrFormat}
+		return nil, err
 	}
 	f, err := New(name, osf, st.Size(), opts)
 	if err != nil {

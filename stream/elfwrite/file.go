@@ -39,20 +39,11 @@ func Check(path string) error {
 // openELFLayout opens the regular file real (path is the name errors use)
 // and reads its ELF layout. On success the caller closes the file.
 func openELFLayout(path, real string) (*os.File, os.FileInfo, *layout, error) {
-	f, err := os.Open(real)
+	f, st, err := elffile.OpenInput(real, path)
 	if err != nil {
-		return nil, nil, nil, &elffile.Error{File: path, Err: err}
+		return nil, nil, nil, err
 	}
-	var e *layout
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		err = &elffile.Error{File: path, Err: err}
-	case !st.Mode().IsRegular():
-		err = &elffile.Error{File: path, Msg: "not a regular file", Err: elffile.ErrFormat}
-	default:
-		e, err = readLayout(path, f, st.Size())
-	}
+	e, err := readLayout(path, f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, err

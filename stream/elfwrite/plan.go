@@ -8,10 +8,17 @@ package elfwrite
 // loaded whole. Only the ELF header, the section header table and
 // .shstrtab are held in memory. The layout rules:
 //
-//   - An existing .BTF that lies inside a segment (a linked vmlinux after
-//     kbuild's objcopy made it SHF_ALLOC) is never moved: new data that fits
-//     is written in place, the rest of the old range zeroed and sh_size
-//     updated; data that does not fit is refused.
+//   - An existing .BTF that is fixed (inside a segment, or SHF_ALLOC in a
+//     linked file) takes new data that fits in place: written there, the
+//     rest of the old range zeroed, sh_size updated.
+//   - A fixed .BTF too small for the data whose bytes no segment loads
+//     (ld.lld's empty .BTF output section in .tmp_vmlinux1) is moved: the
+//     data goes to the end as below, the header becomes a new section's
+//     (flags 0, address 0, alignment 1; name, type and index kept) and the
+//     old slot is left as it was.
+//   - A fixed .BTF too small for the data whose bytes a segment loads is
+//     refused (ErrSectionFull): moving it would leave the loaded image
+//     holding the old data.
 //   - Otherwise (non-allocated, or absent) the file is copied up to the end
 //     of its last fixed byte ("cut"), then .shstrtab (only if the name had to
 //     be added), the section data and the section header table are written
@@ -166,6 +173,23 @@ type elfPlan struct {
 	moved  bool   // the section's data was placed at the end
 }
 
+// planInPlace writes data over fixed section idx (whose header is sec):
+// the file keeps its size, the rest of the old data is zeroed.
+func (e *layout) planInPlace(idx int, sec elffile.SectionHeader, data []byte) *elfPlan {
+	shentsize := e.shentsize()
+	p := &elfPlan{cut: e.Size(), size: e.Size()}
+	p.pieces = append(p.pieces, elfPiece{off: sec.Offset, data: data})
+	if sec.Size > uint64(len(data)) {
+		p.pieces = append(p.pieces, elfPiece{off: sec.Offset + uint64(len(data)), zeros: sec.Size - uint64(len(data))})
+	}
+	sec.Size = uint64(len(data))
+	sec.Flags &^= elffile.SHFCompressed
+	hdr := make([]byte, shentsize)
+	e.EncodeShdr(hdr, &sec)
+	p.pieces = append(p.pieces, elfPiece{off: e.ShOff + uint64(idx)*shentsize, data: hdr})
+	return p
+}
+
 func alignUp(x, a uint64) uint64 { return (x + a - 1) &^ (a - 1) }
 
 // planSection computes how to put data into section name of e.
@@ -182,31 +206,25 @@ func (e *layout) planSection(name string, data []byte) (*elfPlan, error) {
 		}
 	}
 
+	moving := false
 	if idx >= 0 && e.fixed(&sec) {
-		// In place or not at all: moving it would break the segment.
-		seg := e.segmentOf(&sec)
-		where := "allocated (SHF_ALLOC)"
-		if seg >= 0 {
-			where = fmt.Sprintf("inside segment %d [%#x, +%#x)", seg, e.Progs[seg].Offset, e.Progs[seg].Filesz)
-		}
 		room := e.room(idx)
-		if uint64(len(data)) > room {
+		if uint64(len(data)) <= room {
+			return e.planInPlace(idx, sec, data), nil
+		}
+		if seg := e.segmentOf(&sec); seg >= 0 {
+			// Its bytes are part of what the segment loads: moving the
+			// section would leave the loaded image with the old data
+			// under the section's symbols.
 			return nil, &elffile.Error{File: e.Name(), Err: ErrSectionFull, Msg: fmt.Sprintf(
-				"section %s (%d) at file offset %#x is %s and has room for %d bytes, the new data has %d (write a detached file with --btf_encode_detached instead)",
-				name, idx, sec.Offset, where, room, len(data))}
+				"section %s (%d) at file offset %#x holds %d bytes of segment %d [%#x, +%#x) and has room for %d, the new data has %d "+
+					"(encode the file before %s is made allocated, e.g. the linked file whose %s is empty, or write a detached file with --btf_encode_detached and link it in)",
+				name, idx, sec.Offset, sec.Size, seg, e.Progs[seg].Offset, e.Progs[seg].Filesz, room, len(data), name, name)}
 		}
-		p.cut = e.Size()
-		p.size = e.Size()
-		p.pieces = append(p.pieces, elfPiece{off: sec.Offset, data: data})
-		if sec.Size > uint64(len(data)) {
-			p.pieces = append(p.pieces, elfPiece{off: sec.Offset + uint64(len(data)), zeros: sec.Size - uint64(len(data))})
-		}
-		sec.Size = uint64(len(data))
-		sec.Flags &^= elffile.SHFCompressed
-		hdr := make([]byte, shentsize)
-		e.EncodeShdr(hdr, &sec)
-		p.pieces = append(p.pieces, elfPiece{off: e.ShOff + uint64(idx)*shentsize, data: hdr})
-		return p, nil
+		// Allocated but holding no byte of any segment (ld.lld keeps an
+		// empty .BTF output section in the text segment): nothing loaded
+		// depends on it, so it is moved to the end as a plain section.
+		moving = true
 	}
 
 	shdrs := append([]elffile.SectionHeader(nil), e.Sections...)
@@ -258,6 +276,13 @@ func (e *layout) planSection(name string, data []byte) (*elfPlan, error) {
 	}
 	s := &shdrs[idx]
 	s.Flags &^= elffile.SHFCompressed
+	if moving {
+		// The header a new section gets; name, type and index stay. With
+		// no SHF_ALLOC and no address no segment claims its bytes; the
+		// old slot (empty, or bytes outside every segment) is left as it
+		// was.
+		s.Flags, s.Addr, s.Addralign, s.Entsize = 0, 0, 1, 0
+	}
 	if old := sec; existing && old.Size > 0 && old.Offset+old.Size <= cut && uint64(len(data)) <= old.Size {
 		// An old non-allocated section below the cut: overwrite in place.
 		p.pieces = append(p.pieces, elfPiece{off: old.Offset, data: data})
