@@ -58,16 +58,17 @@
 #
 # Cache: $BTFSTREAM_KBUILD_CACHE (default ~/.cache/btfstream-kbuild) keeps
 # one compiled tree per kernel, keyed by the source package version, the
-# config fragments, the toolchain, the make variables, btfstream's
-# --version (kbuild reads it into CONFIG_PAHOLE_VERSION) and the text of
-# the build recipe (the functions below that configure and make; not the
-# rest of this script). The tree remembers the sha256 of the btfstream
-# that made its BTF:
+# config fragments, the toolchain, the make variables and the text of the
+# build recipe (the functions below that configure and make; not the rest
+# of this script). The tree remembers the sha256 of the btfstream that
+# made its BTF:
 #   cold    no tree for the key: configure and build everything.
 #   warm    tree there, another btfstream: only the BTF steps run again
 #           (vmlinux, .tmp_vmlinux*, every .ko and the BTF intermediates
-#           are removed and make re-runs the final link, which runs PAHOLE
-#           on vmlinux, and the module link, which runs it on each .ko).
+#           are removed; olddefconfig reads btfstream's --version into
+#           CONFIG_PAHOLE_VERSION again; make re-runs the final link, which
+#           runs PAHOLE on vmlinux, and the module link, which runs it on
+#           each .ko).
 #   cached  tree there, the same btfstream: nothing is built; the calls
 #           recorded when it was built are checked again.
 # BTFSTREAM_KBUILD_CACHE=none builds in the scratch directory every time.
@@ -298,6 +299,8 @@ build_kernel() {
 		configure_kernel "${fragments[@]}" || return 1
 	else
 		rebuild_btf
+		# CONFIG_PAHOLE_VERSION (and what depends on it) from this btfstream's --version.
+		kmake olddefconfig >> "$log" 2>&1 || { tail -n 30 "$log"; skip "kernel configuration failed"; return 1; }
 	fi
 	kmake -j"$jobs" bzImage modules >> "$log" 2>&1 || { tail -n 40 "$log"; skip "kernel build failed"; return 1; }
 }
@@ -329,7 +332,6 @@ check_kernel() {
 		for f in "${fragments[@]}"; do sha256sum < "$f"; done
 		toolchain_id "${makevars[@]}"
 		printf '%s\n' "${makevars[@]}"
-		echo "$btfstream_version"
 		declare -f toolchain_id kmake configure_kernel rebuild_btf build_kernel
 	} | sha256sum | cut -c1-16) || return 1
 	if [ "$cache" = none ]; then
