@@ -146,7 +146,12 @@ file -L $busybox | grep -q 'statically linked' || die "$busybox is not a static 
 phase go-build
 rm -rf "$work"
 mkdir -p "$work/bin" || die "cannot create $work"
-(cd "$root" && go build -o "$work/bin/btfstream" ./cmd/btfstream &&
+# BTFSTREAM_KBUILD_GOARCH=386 (or arm...) builds the PAHOLE btfstream for
+# that architecture (static, CGO_ENABLED=0): 32-bit userspace building a
+# 64-bit kernel, as the product promises (the x86_64 host runs 386 as is).
+goenv=()
+[ -n "${BTFSTREAM_KBUILD_GOARCH:-}" ] && goenv=(GOARCH="$BTFSTREAM_KBUILD_GOARCH" CGO_ENABLED=0)
+(cd "$root" && env "${goenv[@]}" go build -o "$work/bin/btfstream" ./cmd/btfstream &&
 	CGO_ENABLED=0 go build -o "$work/bin/btfload" ./e2e/kbuild/btfload) || die "go build failed"
 btfstream=$work/bin/btfstream
 btfstream_sum=$(sha256sum < "$btfstream" | cut -c1-16)
@@ -175,7 +180,7 @@ EOF
 chmod +x "$work/bin/pahole"
 # What a cached tree's BTF was made by: btfstream and the wrapper that recorded the calls.
 bs_stamp=$(cat "$btfstream" "$work/bin/pahole" | sha256sum | cut -c1-16)
-echo "btfstream: $btfstream_version ($btfstream_sum); supported: $("$btfstream" --supported_btf_features)"
+echo "btfstream: $btfstream_version ($btfstream_sum, $(file -b "$btfstream" | cut -d, -f1-2)); supported: $("$btfstream" --supported_btf_features)"
 layout_supported=
 "$btfstream" --supported_btf_features | tr ',' '\n' | grep -qx layout && layout_supported=1
 
