@@ -16,7 +16,7 @@ type Comparison struct {
 	delta  []int32 // by class: members in A minus members in B
 	inA    []bool  // by class: A has a member (over a base: see Equal)
 	inB    []bool
-	split  bool   // A and B are split BTF over a base
+	graph  bool   // compared as graphs: over a base, or asked (CompareGraphs)
 	n      uint32 // types in the union; class n+id is base type id
 	d      *Incremental
 }
@@ -25,6 +25,19 @@ type Comparison struct {
 // and b, independent of ids and order. Both must be base BTF, or split
 // BTF over the same base.
 func Compare(a, b *btf.Spec) (*Comparison, error) { return compare(a, b, true) }
+
+// CompareGraphs is Compare with the graph meaning of Equal even without a
+// base: types identical to each other are one node, so a side may hold
+// more of them than the other. For BTF flattened from split BTF over a
+// distilled base (an out-of-tree module's .BTF with its .BTF.base), where
+// libbpf's copies of base types end up next to the base types they copy.
+func CompareGraphs(a, b *btf.Spec) (*Comparison, error) {
+	c, err := compare(a, b, true)
+	if err == nil {
+		c.graph = true
+	}
+	return c, err
+}
 
 // compare is Compare; without mergeAll, VAR and DATASEC stay distinct as
 // in Dedup.
@@ -68,7 +81,7 @@ func compare(a, b *btf.Spec, mergeAll bool) (*Comparison, error) {
 	st := d.loadSpec(u)
 	st.run()
 	n := uint32(u.Len())
-	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d, split: a.Base() != nil,
+	c := &Comparison{A: a, B: b, delta: make([]int32, n+t0), n: n, d: d, graph: a.Base() != nil,
 		inA: make([]bool, n+t0), inB: make([]bool, n+t0)}
 	class := func(i int) uint32 {
 		if r := st.res[i]; r >= t0 {
@@ -106,7 +119,7 @@ func (c *Comparison) Equal() bool {
 		if d == 0 || c.isBase(uint32(k)) {
 			continue
 		}
-		if !c.split || c.inA[k] != c.inB[k] {
+		if !c.graph || c.inA[k] != c.inB[k] {
 			return false
 		}
 	}
@@ -173,7 +186,7 @@ func (c *Comparison) BaseCopiesOf(side int) (ids, of []btf.TypeID) {
 // members; likewise for B). Over a base, the types of the classes only
 // one side has; copies of base types are never unmatched.
 func (c *Comparison) Unmatched() (onlyA, onlyB []btf.TypeID) {
-	if c.split {
+	if c.graph {
 		// The types of classes only one side has.
 		for i, k := range c.classA {
 			if !c.isBase(k) && !c.inB[k] {

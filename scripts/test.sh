@@ -37,6 +37,7 @@
 #   kbuild   scripts/kbuild-check.sh: kernels and modules built with
 #            PAHOLE=btfstream (6.12 with gcc and with LLVM=1, 7.2 with
 #            gcc), compared with pahole 1.32, booted under qemu
+#   kbuild386 the 6.12 kernel again with a GOARCH=386 btfstream as PAHOLE
 #
 # Each go test step is read by scripts/testreport, which prints failures,
 # skip reasons and how many tests ran, passed, failed and skipped; the end
@@ -181,6 +182,10 @@ step e2e gotest e2e BTFSTREAM_KERNELS="$list" BTFSTREAM_KERNEL="$k72" BTFSTREAM_
 # BTFSTREAM_KBUILD=0 leaves it out (not under CI=true).
 if [ "${BTFSTREAM_KBUILD:-1}" != 0 ] || $ci; then
   step kbuild env BTFSTREAM_KERNEL="$k612" bash "$root/scripts/kbuild-check.sh"
+  # The 6.12 kernel again with a 386 btfstream as PAHOLE (32-bit userspace
+  # building a 64-bit kernel): its cached tree, only the BTF steps rerun.
+  step kbuild386 env BTFSTREAM_KBUILD_GOARCH=386 BTFSTREAM_KBUILD_WORK=/tmp/btfstream-kbuild-386 \
+    BTFSTREAM_KERNEL="$k612" bash "$root/scripts/kbuild-check.sh" 6.12
 fi
 
 # --- summary.

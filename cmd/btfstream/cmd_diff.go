@@ -44,13 +44,17 @@ func runDiff(args []string) int {
 		return fail(2, "diff: %v", err)
 	}
 	printKindTable(w, a, b)
-	return diffReport(w, a, b, *maxShown)
+	return diffReport(w, a, b, *maxShown, false)
 }
 
 // diffReport compares a and b as type graphs and prints "equal", or the
 // types without a counterpart; it returns diff's exit status.
-func diffReport(w io.Writer, a, b *btf.Spec, maxShown int) int {
-	c, err := dedup.Compare(a, b)
+func diffReport(w io.Writer, a, b *btf.Spec, maxShown int, graphs bool) int {
+	compare := dedup.Compare
+	if graphs {
+		compare = dedup.CompareGraphs
+	}
+	c, err := compare(a, b)
 	if err != nil {
 		return fail(2, "diff: %v", err)
 	}

@@ -12,7 +12,10 @@ import (
 // diffDistilled compares two out-of-tree modules that carry their own
 // distilled base (.BTF.base, see btf.Distill): first the two .BTF.base
 // sections, then each .BTF together with its own .BTF.base (btf.Flatten),
-// since their ids refer to different bases. done is false when neither
+// since their ids refer to different bases; both as graphs
+// (dedup.CompareGraphs: libbpf 1.7 leaves copies of base types in the
+// split BTF, which end up beside the base types they copy once flattened).
+// done is false when neither
 // file has a .BTF.base section; the caller then compares as usual. A file
 // with .BTF.base against one without is a difference (exit 1); a base
 // given with --base is an error, as such a .BTF is not split over it.
@@ -28,8 +31,10 @@ func diffDistilled(w io.Writer, pathA, pathB, base string, maxShown int) (code i
 	switch {
 	case !hasA && !hasB:
 		return 0, false
+	case base != "" && hasA && hasB:
+		return diffRelocated(w, pathA, pathB, base, maxShown), true
 	case base != "":
-		return fail(2, "diff: --base: a module with a %s section is split BTF over that section, not over %s; compare without --base", btf.BaseSection, base), true
+		return fail(2, "diff: --base: a module with a %s section is split BTF over that section, not over %s; compare two such modules, or without --base", btf.BaseSection, base), true
 	case hasA != hasB:
 		with, without := "A", "B"
 		if hasB {
@@ -48,10 +53,35 @@ func diffDistilled(w io.Writer, pathA, pathB, base string, maxShown int) (code i
 	}
 	fmt.Fprintf(w, "%s (distilled base):\n", btf.BaseSection)
 	printKindTable(w, baseA, baseB)
-	code = diffReport(w, baseA, baseB, maxShown)
+	code = diffReport(w, baseA, baseB, maxShown, true)
 	fmt.Fprintf(w, ".BTF (each over its own %s):\n", btf.BaseSection)
 	printKindTable(w, splitA, splitB)
-	return max(code, diffReport(w, btf.Flatten(splitA), btf.Flatten(splitB), maxShown)), true
+	return max(code, diffReport(w, btf.Flatten(splitA), btf.Flatten(splitB), maxShown, true)), true
+}
+
+// diffRelocated compares two out-of-tree modules over the full base
+// their distilled bases were made from (base, e.g. vmlinux): each .BTF is
+// relocated onto it (btf.Relocate, as the kernel does at load) and the two
+// are compared as split BTF over one base, so a type identical to a base
+// type is that base type on both sides, whatever each .BTF.base held.
+func diffRelocated(w io.Writer, pathA, pathB, base string, maxShown int) int {
+	full, err := loadBase(base)
+	if err != nil {
+		return fail(2, "diff: %v", err)
+	}
+	var rel [2]*btf.Spec
+	for i, path := range []string{pathA, pathB} {
+		_, split, err := loadDistilled(path)
+		if err != nil {
+			return fail(2, "diff: %v", err)
+		}
+		if rel[i], err = btf.Relocate(split, full); err != nil {
+			return fail(2, "diff: %s: %v", path, err)
+		}
+	}
+	fmt.Fprintf(w, ".BTF (each relocated from its %s onto %s):\n", btf.BaseSection, base)
+	printKindTable(w, rel[0], rel[1])
+	return diffReport(w, rel[0], rel[1], maxShown, false)
 }
 
 // hasDistilledBase reports whether path is an ELF file with a .BTF.base
