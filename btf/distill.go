@@ -186,11 +186,14 @@ func (d *distiller) copyType(dst *Spec, id TypeID) TypeID {
 }
 
 // str interns the source string at off in dst.
-func (d *distiller) str(dst *Spec, off StrOff) StrOff {
+func (d *distiller) str(dst *Spec, off StrOff) StrOff { return copyString(dst, d.src, off) }
+
+// copyString interns src's string at off in dst (0 stays 0).
+func copyString(dst, src *Spec, off StrOff) StrOff {
 	if off == 0 {
 		return 0
 	}
-	b, _ := d.src.Strings().LookupBytes(off)
+	b, _ := src.Strings().LookupBytes(off)
 	return dst.Strings().AddBytes(b)
 }
 

@@ -82,13 +82,7 @@ func Relocate(split, full *Spec) (*Spec, error) {
 				*ref = uint32(newID[*ref])
 			}
 		})
-		out.ForEachStr(nid, func(off *uint32) {
-			if *off == 0 {
-				return
-			}
-			b, _ := split.Strings().LookupBytes(StrOff(*off))
-			*off = uint32(out.Strings().AddBytes(b))
-		})
+		out.ForEachStr(nid, func(off *uint32) { *off = uint32(copyString(out, split, StrOff(*off))) })
 	}
 	return out, nil
 }

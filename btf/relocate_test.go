@@ -10,15 +10,9 @@ import (
 // (same kind and name), and the worked example comes back as the split
 // over the full base it was.
 func TestRelocate(t *testing.T) {
-	for _, tc := range distillCases {
+	for i, tc := range distillCases {
 		t.Run(tc.name, func(t *testing.T) {
-			base := distillBase().s
-			sb := splitOf(base)
-			tc.build(sb)
-			nb, ns, err := Distill(sb.s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base, nb, ns := distilledCase(t, i)
 			rel, err := Relocate(ns, base)
 			if err != nil {
 				t.Fatal(err)
@@ -55,13 +49,7 @@ func TestRelocate(t *testing.T) {
 		})
 	}
 	// The worked example: m's pointer is to the full base's list_head [3].
-	base := distillBase().s
-	sb := splitOf(base)
-	distillCases[0].build(sb)
-	_, ns, err := Distill(sb.s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, _, ns := distilledCase(t, 0)
 	rel, err := Relocate(ns, base)
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +71,7 @@ func TestRelocate(t *testing.T) {
 // (here list_head of another size) is an error naming it; so is BTF that
 // is not split.
 func TestRelocateErrors(t *testing.T) {
-	base := distillBase().s
-	sb := splitOf(base)
-	distillCases[0].build(sb)
-	nb, ns, err := Distill(sb.s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, nb, ns := distilledCase(t, 0)
 	other := distillBase()
 	other.s.SetType(3, Type{NameOff: other.s.Type(3).NameOff, Info: other.s.Type(3).Info, SizeOrType: 32})
 	if _, err := Relocate(ns, other.s); err == nil || !strings.Contains(err.Error(), "'list_head' size 16 has no counterpart") {
@@ -98,4 +80,18 @@ func TestRelocateErrors(t *testing.T) {
 	if _, err := Relocate(nb, base); err == nil {
 		t.Error("relocating base BTF: no error")
 	}
+}
+
+// distilledCase builds distillCases[i] over distillBase and distills it:
+// the full base, the distilled base and the split over it.
+func distilledCase(t *testing.T, i int) (base, nb, ns *Spec) {
+	t.Helper()
+	base = distillBase().s
+	sb := splitOf(base)
+	distillCases[i].build(sb)
+	nb, ns, err := Distill(sb.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, nb, ns
 }

@@ -27,19 +27,8 @@ int mod_fn(struct mod_state *s) { return s->n + s->p->x + state.copy.x; }
 // their own bases and tells a file without .BTF.base apart; a detached
 // output stays plain split BTF; without --btf_base the feature is an error.
 func TestEncodeDistilled(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
 	dir := t.TempDir()
-	cc := func(name, src string) string {
-		c := filepath.Join(dir, name+".c")
-		o := filepath.Join(dir, name+".o")
-		os.WriteFile(c, []byte(src), 0o644)
-		if out, err := exec.Command("gcc", "-g", "-O1", "-c", "-o", o, c).CombinedOutput(); err != nil {
-			t.Skipf("gcc: %v\n%s", err, out)
-		}
-		return o
-	}
+	cc := func(name, src string) string { return gccObject(t, dir, name, src) }
 	base := cc("vmlinux", fixtureC)
 	baseBTF := filepath.Join(dir, "vmlinux.btf")
 	if code := runEncode("", []string{"-q", "--btf_encode_detached", baseBTF, base}); code != 0 {

@@ -20,19 +20,8 @@ import (
 // 1.8 (btf__new_empty_opts adds it only without a base; btf__distill_base
 // starts from btf__new_empty).
 func TestEncodeLayout(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
 	dir := t.TempDir()
-	cc := func(name, src string) string {
-		c := filepath.Join(dir, name+".c")
-		o := filepath.Join(dir, name+".o")
-		os.WriteFile(c, []byte(src), 0o644)
-		if out, err := exec.Command("gcc", "-g", "-O1", "-c", "-o", o, c).CombinedOutput(); err != nil {
-			t.Skipf("gcc: %v\n%s", err, out)
-		}
-		return o
-	}
+	cc := func(name, src string) string { return gccObject(t, dir, name, src) }
 	encode := func(args ...string) {
 		t.Helper()
 		if code := runEncode("", append([]string{"-q"}, args...)); code != 0 {
