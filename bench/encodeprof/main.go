@@ -1,7 +1,9 @@
 // Command encodeprof encodes a file like `btfstream -J` and writes a CPU
 // profile, to see where the time goes.
 //
-//	go run ./bench/encodeprof [-j N] [-cpuprofile cpu.out] [-base VMLINUX] FILE
+//	go run ./bench/encodeprof [-j N] [-n REPEAT] [-cpuprofile cpu.out] [-base VMLINUX] FILE
+//
+// The base is loaded inside the profiled region: for a module it is most of the cost.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"runtime/trace"
 	"time"
 
+	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream"
 	"github.com/btfstream/btfstream/stream/elffile"
 )
@@ -24,6 +27,7 @@ func main() {
 	memLimit := flag.Int64("mem-limit", 0, "memory limit in bytes (0: default, -1: none)")
 	memProf := flag.String("memprofile", "", "write an allocation profile here")
 	traceOut := flag.String("trace", "", "write an execution trace here")
+	repeat := flag.Int("n", 1, "encode this many times (base load included), to profile small modules")
 	flag.Parse()
 	if *memProf != "" {
 		runtime.MemProfileRate = 64 << 10
@@ -31,14 +35,6 @@ func main() {
 	opts := stream.DefaultEncodeOptions()
 	opts.Jobs = *jobs
 	opts.MemLimit = *memLimit
-	if *base != "" {
-		b, err := elffile.LoadBTF(*base, nil)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		opts.Base = b
-	}
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err != nil {
@@ -65,10 +61,23 @@ func main() {
 		}
 		lastUnit = time.Since(start)
 	}
-	spec, st, err := stream.EncodeFile(flag.Arg(0), opts)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	var spec *btf.Spec
+	var st stream.EncodeStats
+	for i := 0; i < *repeat; i++ {
+		if *base != "" {
+			b, err := elffile.LoadBTF(*base, nil)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			opts.Base = b
+		}
+		var err error
+		spec, st, err = stream.EncodeFile(flag.Arg(0), opts)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "%d types, %d CUs, %.2fs (first unit merged at %.2fs, last at %.2fs); components replayed %d, resolved again %d\n",
 		spec.Len(), st.CUs, time.Since(start).Seconds(), firstUnit.Seconds(), lastUnit.Seconds(), st.Replayed, st.Resolved)
