@@ -1,6 +1,7 @@
 package dwarfread
 
 import (
+	"debug/dwarf"
 	"fmt"
 	"sync"
 
@@ -33,8 +34,13 @@ type abbrevDecl struct {
 // for one unit format (address size, offset size): fixed sizes depend on it.
 // Tables are immutable once parsed and shared by every unit that uses them.
 type abbrevTable struct {
-	decls  []abbrevDecl
-	specs  []attrSpec
+	decls []abbrevDecl
+	specs []attrSpec
+	// hot holds, for each decl, hotAttrs bytes: where each of the
+	// attributes the encoder asks for (hotSlot) sits among the decl's
+	// specs, so DIE.Attr finds them without scanning the specs (see
+	// hotPos).
+	hot    []uint8
 	dense  bool              // decls[code-1] is the decl for code
 	sparse map[uint64]uint32 // code → index in decls when codes are not sequential
 }
@@ -182,7 +188,57 @@ func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrev
 		}
 		t.decls = append(t.decls, d)
 	}
+	t.indexHot()
 	return t, true, nil
+}
+
+// The attributes DIE.Attr finds through abbrevTable.hot: the ones the
+// encoder reads for nearly every DIE. hotSlot maps an attribute below
+// len(hotSlot) to its slot, -1 for the others.
+var hotSlot = func() (m [0x90]int8) {
+	for i := range m {
+		m[i] = -1
+	}
+	for k, at := range [...]dwarf.Attr{
+		dwarf.AttrName, dwarf.AttrType, dwarf.AttrByteSize, dwarf.AttrAbstractOrigin,
+		dwarf.AttrConstValue, dwarf.AttrDeclaration, dwarf.AttrLocation, dwarf.AttrDataBitOffset,
+		dwarf.AttrUpperBound, dwarf.AttrSpecification, dwarf.AttrInline, dwarf.AttrEncoding,
+		dwarf.AttrDataMemberLoc, dwarf.AttrLowpc, dwarf.AttrExternal, dwarf.AttrCount,
+		dwarf.AttrBitSize, dwarf.AttrBitOffset, dwarf.AttrCalling, dwarf.AttrArtificial,
+	} {
+		m[at] = int8(k)
+	}
+	return m
+}()
+
+// hotAttrs is the number of slots per decl in abbrevTable.hot.
+const hotAttrs = 20
+
+// Values of a hot entry: the spec's position plus one, or these.
+const (
+	hotAbsent = 0    // the decl has no such attribute
+	hotScan   = 0xff // its position does not fit: scan the specs
+)
+
+// indexHot fills t.hot from the parsed decls: the first spec of each hot
+// attribute, as a scan would find it.
+func (t *abbrevTable) indexHot() {
+	t.hot = make([]uint8, len(t.decls)*hotAttrs)
+	for di := range t.decls {
+		d := &t.decls[di]
+		row := t.hot[di*hotAttrs : (di+1)*hotAttrs]
+		for i := d.n; i > 0; i-- { // backwards: the first of duplicates wins
+			at := t.specs[d.first+i-1].at
+			if int(at) >= len(hotSlot) || hotSlot[at] < 0 {
+				continue
+			}
+			if i >= hotScan {
+				row[hotSlot[at]] = hotScan
+			} else {
+				row[hotSlot[at]] = uint8(i)
+			}
+		}
+	}
 }
 
 // abbrevs returns the table at off for a unit of format k, parsing it on

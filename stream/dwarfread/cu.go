@@ -265,8 +265,25 @@ func (d DIE) Attrs() iter.Seq[Attr] {
 
 // Attr returns the attribute at, if present.
 func (d DIE) Attr(at dwarf.Attr) (Attr, bool) {
-	dc := d.decl()
-	specs := d.cu.table.specs[dc.first : dc.first+dc.n]
+	t := d.cu.table
+	rec := d.rec()
+	if uint(at) < uint(len(hotSlot)) && hotSlot[at] >= 0 {
+		switch p := t.hot[int(rec.Abbrev)*hotAttrs+int(hotSlot[at])]; p {
+		case hotAbsent:
+			return Attr{}, false
+		case hotScan:
+		default:
+			i := uint32(p) - 1
+			form := t.specs[t.decls[rec.Abbrev].first+i].form
+			vi := rec.Vals + i
+			if form == formIndirect {
+				form = uint16(d.cu.arena.Extra[vi])
+			}
+			return Attr{cu: d.cu, At: at, Form: form, Val: d.cu.arena.Vals[vi]}, true
+		}
+	}
+	dc := &t.decls[rec.Abbrev]
+	specs := t.specs[dc.first : dc.first+dc.n]
 	for i := range specs {
 		if dwarf.Attr(specs[i].at) == at {
 			return d.AttrAt(i), true
