@@ -139,13 +139,20 @@ func New(f *dwarfread.File, syms *Symbols, cfg Config) (*Encoder, error) {
 // Worker encodes units on one goroutine: it holds that goroutine's
 // scratch state (the name cache).
 type Worker struct {
-	e     *Encoder
-	names *nameCache
-	conv  *cuConv // reused, with its buffers
+	e        *Encoder
+	names    *nameCache
+	funcSyms *funcSymCache
+	conv     *cuConv // reused, with its buffers
 }
 
 // NewWorker returns a worker; use one per goroutine.
-func (e *Encoder) NewWorker() *Worker { return &Worker{e: e, names: newNameCache(e.nameBits)} }
+func (e *Encoder) NewWorker() *Worker {
+	nc := newNameCache(e.nameBits)
+	// Half the name cache's slots (1<<14, 128 KiB by default): a unit's
+	// functions are fewer than its names.
+	fsBits := max(31-nc.shift, 8)
+	return &Worker{e: e, names: nc, funcSyms: newFuncSymCache(fsBits)}
+}
 
 // Skip reports whether a unit is not encoded: only compile and partial
 // units are (type units are not).
@@ -174,7 +181,7 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 		w.conv.reset(t, b.Types, e.feat, e.le, e.addr)
 	}
 	c := w.conv
-	c.names = w.names
+	c.names, c.funcSyms = w.names, w.funcSyms
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
 	if err := c.emit(); err != nil {

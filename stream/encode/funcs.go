@@ -214,7 +214,7 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 		if t.flag(f, dwarf.AttrDeclaration) {
 			continue
 		}
-		name := t.str(f, dwarf.AttrName)
+		named := f
 		if !t.has(f, dwarf.AttrName) {
 			o := t.ref(f, dwarf.AttrAbstractOrigin)
 			if o < 0 {
@@ -223,12 +223,9 @@ func (fc *funcCtx) saveFuncs(c *cuConv, cuNode int32, states []FuncState) []Func
 			if o < 0 {
 				continue
 			}
-			name = t.str(o, dwarf.AttrName)
+			named = o
 		}
-		if name == "" {
-			continue
-		}
-		e := fc.elfs.find(name)
+		e := c.elfFunc(fc.elfs, named)
 		if e < 0 {
 			continue
 		}

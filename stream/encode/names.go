@@ -83,3 +83,52 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	*slot = nameSlot{key: key, gen: nc.gen, off: strs.Append(s), s: s}
 	return slot.off
 }
+
+// funcSymCache remembers, per .debug_str offset of a function's
+// DW_AT_name, its index in the ELF function names (elfFuncs.find), or
+// that it has none. Every unit defines the same static inline functions
+// of the headers: a name seen before costs one slot instead of a binary
+// search over the names (and the string's read). Direct-mapped; each
+// worker has its own, for its Encoder's table.
+type funcSymCache struct {
+	slots []funcSymSlot
+	shift uint8 // 32 - bits
+}
+
+// funcSymSlot is one entry: 8 bytes.
+type funcSymSlot struct {
+	key uint32 // .debug_str offset + 1; 0 = empty
+	idx int32  // elfFuncs index, -1: no such function symbol
+}
+
+func newFuncSymCache(bits uint8) *funcSymCache {
+	return &funcSymCache{slots: make([]funcSymSlot, 1<<bits), shift: 32 - bits}
+}
+
+// elfFunc returns the index in elfs of DIE i's DW_AT_name, -1 if it has
+// no name or no function symbol of that name.
+func (c *cuConv) elfFunc(elfs *elfFuncs, i int32) int {
+	at, ok := c.t.attr(i, dwarf.AttrName)
+	if !ok {
+		return -1
+	}
+	off, ok := at.DebugStrOffset()
+	if !ok || c.funcSyms == nil || off >= 1<<32-1 {
+		return c.findFunc(elfs, i)
+	}
+	key := uint32(off) + 1
+	fsc := c.funcSyms
+	slot := &fsc.slots[(key*0x9E3779B1)>>fsc.shift]
+	if slot.key != key {
+		*slot = funcSymSlot{key: key, idx: int32(c.findFunc(elfs, i))}
+	}
+	return int(slot.idx)
+}
+
+func (c *cuConv) findFunc(elfs *elfFuncs, i int32) int {
+	name := c.t.str(i, dwarf.AttrName)
+	if name == "" {
+		return -1
+	}
+	return elfs.find(name)
+}

@@ -46,9 +46,12 @@ type cuConv struct {
 	index   IndexUse
 	indexID btf.TypeID // the unit's own index type (see emit)
 	names   *nameCache // the worker's; nil disables it
-	words   []uint32   // scratch: one type's extra words
-	params  unitParams // scratch: the unit's parameter verdicts (funcs.go)
-	dims    []uint32   // scratch: one array's dimensions (arrayDims)
+	// funcSyms: the worker's cache of function names' symbol indices
+	// (nil disables it).
+	funcSyms *funcSymCache
+	words    []uint32   // scratch: one type's extra words
+	params   unitParams // scratch: the unit's parameter verdicts (funcs.go)
+	dims     []uint32   // scratch: one array's dimensions (arrayDims)
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
