@@ -2,6 +2,7 @@ package encode
 
 import (
 	"debug/dwarf"
+	"unsafe"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -10,34 +11,49 @@ import (
 // and the offset it got in the current batch's strings. A unit repeats the
 // same member and type names many times, and units repeat each other's
 // (every unit includes the same headers): a name seen in this unit costs
-// one direct-mapped slot (one cache line); one seen in an earlier unit
-// skips the .debug_str read (the shared string cache and, on its misses,
-// the page cache) and is appended again. Each worker has its own cache;
-// the batch offset is valid only for the batch (generation) that stored
-// it, so moving to the next unit costs nothing.
+// one direct-mapped slot (a quarter of a cache line); one seen in an
+// earlier unit skips the .debug_str read (the shared string cache and, on
+// its misses, the page cache) and is appended again from the cache's own
+// copy. The copies sit back to back in one buffer (names), so the names
+// a unit appends come from a few dense lines rather than from strings
+// scattered over the heap. Each worker has its own cache; the batch offset
+// is valid only for the batch (generation) that stored it, so moving to
+// the next unit costs nothing.
 type nameCache struct {
 	slots []nameSlot
-	gen   uint32
-	shift uint8 // 32 - bits
+	// names holds the cached names back to back; when it would grow past
+	// maxNames bytes, it is emptied with every slot.
+	names    []byte
+	maxNames int
+	gen      uint32
+	shift    uint8 // 32 - bits
 }
 
-// nameSlot is one cache entry: 32 bytes on 64-bit hosts, 20 on 32-bit.
+// nameSlot is one cache entry: 16 bytes.
 type nameSlot struct {
 	key uint32     // .debug_str offset + 1; 0 = empty
 	gen uint32     // the batch off belongs to
 	off btf.StrOff // in that batch's strings
-	s   string
+	at  uint32     // the name in nameCache.names: position<<8 | length
 }
 
 // nameCacheBits is the default size of a worker's name cache: 1<<15
-// slots, 1 MiB on 64-bit hosts (Config.NameCacheBits may ask for less).
+// slots, 512 KiB, and up to 1 MiB of names (Config.NameCacheBits may ask
+// for less).
 const nameCacheBits = 15
+
+// Names longer than maxCachedName bytes (the slot's length byte) are not
+// cached; positions must fit the slot's 24 bits.
+const (
+	maxCachedName = 0xff
+	maxNamesBytes = 1 << 24
+)
 
 func newNameCache(bits uint8) *nameCache {
 	if bits == 0 || bits > 24 {
 		bits = nameCacheBits
 	}
-	return &nameCache{slots: make([]nameSlot, 1<<bits), gen: 1, shift: 32 - bits}
+	return &nameCache{slots: make([]nameSlot, 1<<bits), maxNames: min(32<<bits, maxNamesBytes), gen: 1, shift: 32 - bits}
 }
 
 // next starts a new batch: every slot's offset becomes stale.
@@ -49,6 +65,24 @@ func (nc *nameCache) next() {
 		}
 		nc.gen = 1
 	}
+}
+
+// name returns the cached name of slot (valid until the next store).
+func (nc *nameCache) name(slot *nameSlot) string {
+	p, n := slot.at>>8, slot.at&0xff
+	return unsafe.String(&nc.names[p], n) // n > 0: only non-empty names are stored
+}
+
+// store copies s (1 to maxCachedName bytes) into the cache, emptying it
+// first if it is full, and returns its slot value for nameSlot.at.
+func (nc *nameCache) store(s string) uint32 {
+	if len(nc.names)+len(s) > nc.maxNames {
+		nc.names = nc.names[:0]
+		clear(nc.slots)
+	}
+	p := len(nc.names)
+	nc.names = append(nc.names, s...)
+	return uint32(p)<<8 | uint32(len(s))
 }
 
 // name adds DIE i's DW_AT_name to the batch's strings. Batch strings are
@@ -75,12 +109,17 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	slot := &nc.slots[(key*0x9E3779B1)>>nc.shift]
 	if slot.key == key {
 		if slot.gen != nc.gen {
-			slot.gen, slot.off = nc.gen, strs.Append(slot.s)
+			slot.gen, slot.off = nc.gen, strs.Append(nc.name(slot))
 		}
 		return slot.off
 	}
 	s, _ := at.String()
-	*slot = nameSlot{key: key, gen: nc.gen, off: strs.Append(s), s: s}
+	if len(s) == 0 || len(s) > maxCachedName {
+		return strs.Append(s)
+	}
+	pos := nc.store(s) // may empty the slots: take the slot again
+	slot = &nc.slots[(key*0x9E3779B1)>>nc.shift]
+	*slot = nameSlot{key: key, gen: nc.gen, off: strs.Append(s), at: pos}
 	return slot.off
 }
 
