@@ -207,22 +207,23 @@ func (m *memPlan) reserveRuntime(n int64) func() {
 // nameCacheBits sizes each worker's name cache (encode.Config).
 func (m *memPlan) nameCacheBits() uint8 { return nameCacheBitsFor(m.limit) }
 
-// nameCacheBitsFor is the name cache of a limit (0: none): 32-byte slots
-// taking at most a 128th of it, 1<<12 to 1<<15 of them (1<<15 without a
-// limit, the encoder's default).
+// nameCacheBitsFor is the name cache of a limit (0: none): 1<<12 to 1<<16
+// slots, 32 bytes of it each (16 for the slot, some names) taking at most
+// a 128th of the limit (1<<16 without a limit or from 256 MiB, the
+// encoder's default; 1<<13 at 32 MiB).
 func nameCacheBitsFor(limit int64) uint8 {
 	if limit <= 0 {
-		return 15
+		return 16
 	}
 	bits := uint8(12)
-	for bits < 15 && int64(32)<<(bits+1) <= limit/128 {
+	for bits < 16 && int64(32)<<(bits+1) <= limit/128 {
 		bits++
 	}
 	return bits
 }
 
 // workerBytes estimates what each decoding job beyond the first adds:
-// its name cache (32-byte slots and the names, 1<<nameBits of them), the
+// its name cache (16-byte slots and up to 32 bytes of names each, 1<<nameBits of them), the
 // buffers it sizes by the largest unit it meets (conversion tables,
 // dedup's preparation state, a reused batch) and the batches it keeps
 // queued for the merger, in all about one more arena of the largest unit

@@ -61,7 +61,7 @@ func TestLimitSizing(t *testing.T) {
 	for _, c := range []struct {
 		limit int64
 		bits  uint8
-	}{{0, 15}, {-1, 15}, {32 << 20, 13}, {64 << 20, 14}, {128 << 20, 15}, {1 << 30, 15}, {1 << 20, 12}} {
+	}{{0, 16}, {-1, 16}, {32 << 20, 13}, {64 << 20, 14}, {128 << 20, 15}, {256 << 20, 16}, {1 << 30, 16}, {1 << 20, 12}} {
 		if got := nameCacheBitsFor(c.limit); got != c.bits {
 			t.Errorf("nameCacheBitsFor(%d) = %d, want %d", c.limit, got, c.bits)
 		}

@@ -25,6 +25,7 @@ import (
 func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
 	repeat := flag.Int("n", 1, "encode the units this many times")
+	nameBits := flag.Uint("namebits", 0, "name cache bits (encode.Config.NameCacheBits; 0: default)")
 	digest := flag.Bool("digest", true, "print a digest of the batches (costs time outside the measured stages)")
 	flag.Parse()
 	if *prof != "" {
@@ -46,7 +47,7 @@ func main() {
 		})
 		check(err)
 		check(encode.MarkKfuncs(ef, syms))
-		enc, err := encode.New(f, syms, encode.Config{Features: feat})
+		enc, err := encode.New(f, syms, encode.Config{Features: feat, NameCacheBits: uint8(*nameBits)})
 		check(err)
 		w := enc.NewWorker()
 		ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: 1, LangExclude: []string{"rust"}, NoTypeUnits: true})

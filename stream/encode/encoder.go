@@ -54,8 +54,8 @@ type Config struct {
 	// reason a user may want to know (stream.EncodeOptions.Verbose).
 	Verbose func(msg string)
 	// NameCacheBits sizes each worker's cache of .debug_str names: 1<<n
-	// slots of 32 bytes and the names they hold (0: 1<<15, 1 MiB; a
-	// small memory limit asks for less).
+	// slots of 16 bytes and up to 32<<n bytes of names (0: 1<<16, 3 MiB
+	// in all; a memory limit asks for less).
 	NameCacheBits uint8
 }
 
@@ -148,9 +148,9 @@ type Worker struct {
 // NewWorker returns a worker; use one per goroutine.
 func (e *Encoder) NewWorker() *Worker {
 	nc := newNameCache(e.nameBits)
-	// Half the name cache's slots (1<<14, 128 KiB by default): a unit's
-	// functions are fewer than its names.
-	fsBits := max(31-nc.shift, 8)
+	// A quarter of the name cache's slots (1<<14, 128 KiB by default): a
+	// unit's functions are fewer than its names.
+	fsBits := max(30-nc.shift, 8)
 	return &Worker{e: e, names: nc, funcSyms: newFuncSymCache(fsBits)}
 }
 
