@@ -36,11 +36,11 @@ type abbrevDecl struct {
 type abbrevTable struct {
 	decls []abbrevDecl
 	specs []attrSpec
-	// hot holds, for each decl, hotAttrs bytes: where each of the
+	// hot holds, for each decl, hotAttrs entries: where each of the
 	// attributes the encoder asks for (hotSlot) sits among the decl's
-	// specs, so DIE.Attr finds them without scanning the specs (see
-	// hotPos).
-	hot    []uint8
+	// specs (the low byte, see hotAbsent) and its form (form<<8), so
+	// DIE.Attr finds them without scanning or reading the specs.
+	hot    []uint32
 	dense  bool              // decls[code-1] is the decl for code
 	sparse map[uint64]uint32 // code → index in decls when codes are not sequential
 }
@@ -214,7 +214,7 @@ var hotSlot = func() (m [0x90]int8) {
 // hotAttrs is the number of slots per decl in abbrevTable.hot.
 const hotAttrs = 20
 
-// Values of a hot entry: the spec's position plus one, or these.
+// Values of a hot entry's low byte: the spec's position plus one, or these.
 const (
 	hotAbsent = 0    // the decl has no such attribute
 	hotScan   = 0xff // its position does not fit: scan the specs
@@ -223,19 +223,19 @@ const (
 // indexHot fills t.hot from the parsed decls: the first spec of each hot
 // attribute, as a scan would find it.
 func (t *abbrevTable) indexHot() {
-	t.hot = make([]uint8, len(t.decls)*hotAttrs)
+	t.hot = make([]uint32, len(t.decls)*hotAttrs)
 	for di := range t.decls {
 		d := &t.decls[di]
 		row := t.hot[di*hotAttrs : (di+1)*hotAttrs]
 		for i := d.n; i > 0; i-- { // backwards: the first of duplicates wins
-			at := t.specs[d.first+i-1].at
+			at, form := t.specs[d.first+i-1].at, t.specs[d.first+i-1].form
 			if int(at) >= len(hotSlot) || hotSlot[at] < 0 {
 				continue
 			}
 			if i >= hotScan {
 				row[hotSlot[at]] = hotScan
 			} else {
-				row[hotSlot[at]] = uint8(i)
+				row[hotSlot[at]] = uint32(form)<<8 | i
 			}
 		}
 	}

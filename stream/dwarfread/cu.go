@@ -268,14 +268,14 @@ func (d DIE) Attr(at dwarf.Attr) (Attr, bool) {
 	t := d.cu.table
 	rec := d.rec()
 	if uint(at) < uint(len(hotSlot)) && hotSlot[at] >= 0 {
-		switch p := t.hot[int(rec.Abbrev)*hotAttrs+int(hotSlot[at])]; p {
+		h := t.hot[int(rec.Abbrev)*hotAttrs+int(hotSlot[at])]
+		switch p := h & 0xff; p {
 		case hotAbsent:
 			return Attr{}, false
 		case hotScan:
 		default:
-			i := uint32(p) - 1
-			form := t.specs[t.decls[rec.Abbrev].first+i].form
-			vi := rec.Vals + i
+			form := uint16(h >> 8)
+			vi := rec.Vals + p - 1
 			if form == formIndirect {
 				form = uint16(d.cu.arena.Extra[vi])
 			}

@@ -54,7 +54,11 @@ func TestHotIndex(t *testing.T) {
 					break
 				}
 			}
-			switch p := tab.hot[di*hotAttrs+int(k)]; {
+			h := tab.hot[di*hotAttrs+int(k)]
+			if p := h & 0xff; p != hotAbsent && p != hotScan && uint16(h>>8) != tab.specs[d.first+p-1].form {
+				t.Errorf("decl %d attr %#x: hot form %#x, spec has %#x", di, at, h>>8, tab.specs[d.first+p-1].form)
+			}
+			switch p := h & 0xff; {
 			case p == hotScan:
 				scans++
 				if want < hotScan-1 {
