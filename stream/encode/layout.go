@@ -11,8 +11,9 @@ import "debug/dwarf"
 func (c *cuConv) memberOffset(m int32) (bitOff, bitfield uint32) {
 	t := c.t
 	bitfield = uint32(t.num(m, dwarf.AttrBitSize))
-	if t.has(m, dwarf.AttrDataBitOffset) {
-		return uint32(t.num(m, dwarf.AttrDataBitOffset)), bitfield
+	if at, ok := t.attr(m, dwarf.AttrDataBitOffset); ok {
+		v, _ := udataOf(at)
+		return uint32(v), bitfield
 	}
 	byteOff := int64(t.memberLocation(m))
 	bitOffset := byteOff * 8

@@ -31,8 +31,15 @@ type encTree struct {
 	gnuAnnot bool
 }
 
-// Forms of references and strings that lead out of the unit.
+// Forms of references within the unit, and of references and strings that
+// lead out of it.
 const (
+	formRef1     = 0x11 // DW_FORM_ref1/2/4/8/udata: unit-relative
+	formRef2     = 0x12
+	formRef4     = 0x13
+	formRef8     = 0x14
+	formRefUdata = 0x15
+
 	formRefAddr    = 0x10 // DW_FORM_ref_addr: may be in another unit
 	formRefSup4    = 0x1c // DW_FORM_ref_sup4/8: in the supplementary file
 	formRefSup8    = 0x24
@@ -100,6 +107,11 @@ func (t *encTree) udata(i int32, a dwarf.Attr) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return udataOf(at)
+}
+
+// udataOf is udata for an attribute already read.
+func udataOf(at dwarfread.Attr) (uint64, bool) {
 	switch at.Class() {
 	case dwarf.ClassConstant, dwarf.ClassFlag:
 		return at.Val, true // DW_FORM_flag_present has the value 1
@@ -120,6 +132,7 @@ func (t *encTree) ref(i int32, a dwarf.Attr) int32 {
 		return -1
 	}
 	switch at.Form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
 	case formRefAddr:
 		if !t.cu.Contains(at.Ref()) {
 			t.foreign(i, at)
@@ -128,9 +141,10 @@ func (t *encTree) ref(i int32, a dwarf.Attr) int32 {
 	case formRefSup4, formRefSup8, formGNURefAlt:
 		t.foreign(i, at)
 		return -1
-	}
-	if at.Class() != dwarf.ClassReference {
-		return -1
+	default:
+		if at.Class() != dwarf.ClassReference {
+			return -1
+		}
 	}
 	id, ok := t.cu.Lookup(at.Ref())
 	if !ok {
