@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"unsafe"
 
 	"github.com/btfstream/btfstream/arena"
 	"github.com/btfstream/btfstream/spill"
@@ -409,6 +410,31 @@ func (a Attr) Bytes() ([]byte, error) {
 		return cu.f.stringBytes(secStr, off)
 	}
 	return nil, fmt.Errorf("%s: DW_AT %v: form %#x is not a string", cu.f.name, a.At, a.Form)
+}
+
+// NameBytes is Bytes for a reader that keeps its own copy of the names
+// it reads (the encoder's name cache): a .debug_str string comes from the
+// file's string cache if it holds it, else from the section's pages,
+// read through m (may be nil), and is not added to the string cache (nor
+// copied). Do not modify or retain the result past Release.
+func (a Attr) NameBytes(m *elffile.PageMemo) ([]byte, error) {
+	off, ok := a.DebugStrOffset()
+	if !ok {
+		return a.Bytes() // other forms, or an strx that does not resolve (Bytes says why)
+	}
+	f := a.cu.f
+	if s, ok := f.strs.get(off); ok {
+		return unsafe.Slice(unsafe.StringData(s), len(s)), nil
+	}
+	r, err := f.sec(secStr)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.CStringVia(m, off)
+	if err != nil {
+		return nil, &elffile.Error{File: f.name, Section: ".debug_str", Offset: off, Msg: fmt.Sprintf("bad string offset (%v)", err), Err: elffile.ErrFormat}
+	}
+	return b, nil
 }
 
 // Address resolves an address-class attribute (DW_FORM_addrx* through

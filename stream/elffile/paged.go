@@ -121,7 +121,12 @@ func (p *Paged) Page(n uint64) ([]byte, error) {
 
 // CString returns the NUL-terminated string at off. When the string lies in
 // one page the result shares the cached page; treat it as read-only.
-func (p *Paged) CString(off uint64) ([]byte, error) {
+func (p *Paged) CString(off uint64) ([]byte, error) { return p.CStringVia(nil, off) }
+
+// CStringVia is CString reading its pages through m (PageVia; m may be
+// nil): for a reader whose strings lie close together, as a module
+// unit's names do.
+func (p *Paged) CStringVia(m *PageMemo, off uint64) ([]byte, error) {
 	if off >= p.size {
 		return nil, ErrFormat
 	}
@@ -134,7 +139,7 @@ func (p *Paged) CString(off uint64) ([]byte, error) {
 	}
 	var out []byte
 	for n := off / PageSize; n*PageSize < p.size; n++ {
-		pg, err := p.Page(n)
+		pg, err := p.PageVia(m, n)
 		if err != nil {
 			return nil, err
 		}

@@ -76,7 +76,7 @@ func (nc *nameCache) name(slot *nameSlot) string {
 
 // store copies s (1 to maxCachedName bytes) into the cache, emptying it
 // first if it is full, and returns its slot value for nameSlot.at.
-func (nc *nameCache) store(s string) uint32 {
+func (nc *nameCache) store(s []byte) uint32 {
 	if len(nc.names)+len(s) > nc.maxNames {
 		nc.names = nc.names[:0]
 		clear(nc.slots)
@@ -114,13 +114,18 @@ func (c *cuConv) name(i int32) btf.StrOff {
 		}
 		return slot.off
 	}
-	s, _ := at.String()
-	if len(s) == 0 || len(s) > maxCachedName {
-		return strs.Append(s)
+	// A miss: in a vmlinux, a name no unit of this worker had lately; in
+	// a module, most names (each unit has its own copy of its strings in
+	// .debug_str, at its own offsets). The bytes are copied once, into
+	// the cache, not into a Go string and the file's string cache too.
+	b, _ := at.NameBytes(&c.t.strPages)
+	if len(b) == 0 || len(b) > maxCachedName {
+		return strs.Append(string(b))
 	}
-	pos := nc.store(s) // may empty the slots: take the slot again
+	pos := nc.store(b) // may empty the slots: take the slot again
 	slot = &nc.slots[(key*0x9E3779B1)>>nc.shift]
-	*slot = nameSlot{key: key, gen: nc.gen, off: strs.Append(s), at: pos}
+	*slot = nameSlot{key: key, gen: nc.gen, at: pos}
+	slot.off = strs.Append(nc.name(slot))
 	return slot.off
 }
 

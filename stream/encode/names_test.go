@@ -21,7 +21,7 @@ func TestNameCacheStore(t *testing.T) {
 	var ats []uint32
 	for i := 0; len(nc.names)+40 <= nc.maxNames; i++ {
 		s := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
-		stored, ats = append(stored, s), append(ats, nc.store(s))
+		stored, ats = append(stored, s), append(ats, nc.store([]byte(s)))
 		nc.slots[i%len(nc.slots)] = nameSlot{key: uint32(i + 1)}
 	}
 	for i, at := range ats {
@@ -29,7 +29,7 @@ func TestNameCacheStore(t *testing.T) {
 			t.Fatalf("name %d = %q, want %q", i, got, stored[i])
 		}
 	}
-	at := nc.store(strings.Repeat("z", 41)) // does not fit: empties the cache
+	at := nc.store([]byte(strings.Repeat("z", 41))) // does not fit: empties the cache
 	if at != 41 || len(nc.names) != 41 {
 		t.Errorf("store after full: at %#x, %d bytes of names; want position 0, 41 bytes", at, len(nc.names))
 	}

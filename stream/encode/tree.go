@@ -23,6 +23,9 @@ type encTree struct {
 	// locPages: the location list pages this unit's parameters read last
 	// (a unit's lists are close together in the section).
 	locPages elffile.PageMemo
+	// strPages: the .debug_str pages the name cache's misses read last
+	// (in a module each unit has its own strings, close together).
+	strPages elffile.PageMemo
 	// foreignErr is the first reference or string that leads out of the
 	// unit (see foreign); Worker.Encode returns it.
 	foreignErr error
