@@ -415,14 +415,21 @@ func (a Attr) Bytes() ([]byte, error) {
 // NameBytes is Bytes for a reader that keeps its own copy of the names
 // it reads (the encoder's name cache): a .debug_str string comes from the
 // file's string cache if it holds it, else from the section's pages,
-// read through m (may be nil), and is not added to the string cache (nor
-// copied). Do not modify or retain the result past Release.
-func (a Attr) NameBytes(m *elffile.PageMemo) ([]byte, error) {
+// read through m (may be nil). With keep, a string read from the pages is
+// added to the string cache, as String does; without, it is not copied at
+// all (for files whose units do not share .debug_str offsets, as
+// relocatable objects: the string cache would only fill with strings no
+// other unit asks for). Do not modify or retain the result past Release.
+func (a Attr) NameBytes(m *elffile.PageMemo, keep bool) ([]byte, error) {
 	off, ok := a.DebugStrOffset()
 	if !ok {
 		return a.Bytes() // other forms, or an strx that does not resolve (Bytes says why)
 	}
 	f := a.cu.f
+	if keep {
+		s, err := f.debugString(off)
+		return unsafe.Slice(unsafe.StringData(s), len(s)), err
+	}
 	if s, ok := f.strs.get(off); ok {
 		return unsafe.Slice(unsafe.StringData(s), len(s)), nil
 	}

@@ -181,7 +181,7 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 		w.conv.reset(t, b.Types, e.feat, e.le, e.addr)
 	}
 	c := w.conv
-	c.names, c.funcSyms = w.names, w.funcSyms
+	c.names, c.funcSyms, c.rel = w.names, w.funcSyms, e.funcs.rel
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
 	if err := c.emit(); err != nil {

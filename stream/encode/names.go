@@ -114,11 +114,13 @@ func (c *cuConv) name(i int32) btf.StrOff {
 		}
 		return slot.off
 	}
-	// A miss: in a vmlinux, a name no unit of this worker had lately; in
-	// a module, most names (each unit has its own copy of its strings in
-	// .debug_str, at its own offsets). The bytes are copied once, into
-	// the cache, not into a Go string and the file's string cache too.
-	b, _ := at.NameBytes(&c.t.strPages)
+	// A miss: in a vmlinux, a name no unit of this worker had lately
+	// (the file's string cache, shared by the workers, keeps it for the
+	// next miss); in a module, most names (each unit has its own copy of
+	// its strings in .debug_str, at its own offsets): their bytes are
+	// copied once, into the name cache, not into a Go string and the
+	// string cache too.
+	b, _ := at.NameBytes(&c.t.strPages, !c.rel)
 	if len(b) == 0 || len(b) > maxCachedName {
 		return strs.Append(string(b))
 	}

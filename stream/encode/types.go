@@ -49,9 +49,12 @@ type cuConv struct {
 	// funcSyms: the worker's cache of function names' symbol indices
 	// (nil disables it).
 	funcSyms *funcSymCache
-	words    []uint32   // scratch: one type's extra words
-	params   unitParams // scratch: the unit's parameter verdicts (funcs.go)
-	dims     []uint32   // scratch: one array's dimensions (arrayDims)
+	// rel: the file is relocatable (a module, an object): its units do
+	// not share .debug_str offsets.
+	rel    bool
+	words  []uint32   // scratch: one type's extra words
+	params unitParams // scratch: the unit's parameter verdicts (funcs.go)
+	dims   []uint32   // scratch: one array's dimensions (arrayDims)
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
