@@ -1,7 +1,9 @@
 package encode
 
 import (
+	"cmp"
 	"debug/dwarf"
+	"slices"
 	"unsafe"
 
 	"github.com/btfstream/btfstream/btf"
@@ -22,9 +24,12 @@ import (
 type nameCache struct {
 	slots []nameSlot
 	// names holds the cached names back to back; when it would grow past
-	// maxNames bytes, it is emptied with every slot.
+	// maxNames bytes, it is compacted to the names slots still hold (a
+	// slot taken by another name leaves its old bytes behind), or, if
+	// that does not make room, emptied with every slot.
 	names    []byte
 	maxNames int
+	live     []uint32 // scratch of compact: slots holding a name
 	gen      uint32
 	shift    uint8 // 32 - bits
 }
@@ -78,12 +83,38 @@ func (nc *nameCache) name(slot *nameSlot) string {
 // first if it is full, and returns its slot value for nameSlot.at.
 func (nc *nameCache) store(s []byte) uint32 {
 	if len(nc.names)+len(s) > nc.maxNames {
-		nc.names = nc.names[:0]
-		clear(nc.slots)
+		nc.compact()
+		if len(nc.names)+len(s) > nc.maxNames {
+			nc.names = nc.names[:0]
+			clear(nc.slots)
+		}
 	}
 	p := len(nc.names)
 	nc.names = append(nc.names, s...)
 	return uint32(p)<<8 | uint32(len(s))
+}
+
+// compact moves the names slots hold to the front of nc.names, in the
+// order they sit there (so each moves down over bytes already moved or
+// dropped), dropping the bytes of names no slot holds any more.
+func (nc *nameCache) compact() {
+	live := nc.live[:0]
+	for i := range nc.slots {
+		if nc.slots[i].key != 0 && nc.slots[i].at&0xff != 0 {
+			live = append(live, uint32(i))
+		}
+	}
+	slices.SortFunc(live, func(a, b uint32) int { return cmp.Compare(nc.slots[a].at, nc.slots[b].at) })
+	p := uint32(0)
+	for _, i := range live {
+		sl := &nc.slots[i]
+		from, n := sl.at>>8, sl.at&0xff
+		copy(nc.names[p:p+n], nc.names[from:from+n])
+		sl.at = p<<8 | n
+		p += n
+	}
+	nc.names = nc.names[:p]
+	nc.live = live
 }
 
 // name adds DIE i's DW_AT_name to the batch's strings. Batch strings are
