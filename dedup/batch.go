@@ -63,6 +63,10 @@ type batchState struct {
 	// Split mode (adjust.go): batch types kept apart from the base.
 	kept      []bool
 	assignAll bool // commits give classes to all types, not only structs
+	// btwin: base struct -> the batch type first kept apart from it;
+	// twins: the table or the batch has such twins (moduleView).
+	btwin map[uint32]uint32
+	twins bool
 
 	prep *Prepared // set while preparing a batch (prepare.go): hash and record only
 	// borrowed: types, words and at, and borrowedHashes: the hashes, are a
@@ -105,6 +109,7 @@ func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batc
 	st.pm.reset()
 	st.stamp = 1 // new pairs have mark 0
 	st.fwdTarget, st.kept = nil, nil
+	st.btwin, st.twins = nil, len(d.twin) > 0
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
