@@ -464,14 +464,26 @@ func (st *batchState) resolveSingle(v uint32) {
 		st.newClass(v, false)
 		return
 	}
-	if st.exact(v) {
-		return
-	}
 	// A struct, union or typedef equivalent only up to FWDs (FWD x in
 	// one, STRUCT x in the other, somewhere below): found by checking
 	// (libbpf 1.7 deduplicates typedefs with structs, for Go's recursive
-	// ones).
-	if kk := n.t.Kind(); st.fwdOK && checked(kk) && numRefs(n.t, n.w) > 0 {
+	// ones). Over a base, libbpf tries its candidates newest first, so a
+	// module candidate that checks OK comes before a base type equal to
+	// it edge for edge (a module typedef that meets the module's own
+	// typedef over the struct a FWD below it stands for). Without a base,
+	// a class equal edge for edge comes first, as before (vmlinux outputs
+	// are unchanged).
+	checks := st.fwdOK && checked(n.t.Kind()) && numRefs(n.t, n.w) > 0
+	if checks && st.d.base != nil {
+		if st.tryCandidates(v); st.res[v] != none {
+			return
+		}
+		checks = false
+	}
+	if st.exact(v) {
+		return
+	}
+	if checks {
 		if st.tryCandidates(v); st.res[v] != none {
 			return
 		}

@@ -338,6 +338,42 @@ var libbpfCases = []dedupCase{
 			"[19] PTR '' -> 18",
 		},
 	},
+	{
+		// libbpf tries a module typedef's candidates newest first: the
+		// second unit's U, equal edge for edge to the base's U (both reach
+		// FWD d), checks OK against the first unit's U, which reaches the
+		// module's struct d, and takes it, so the second unit's FWD d
+		// stands for that struct (the differential test's graph 1677 of
+		// seed 17). Taking the base's equal U first left s pointing at the
+		// base's typedef and its FWD.
+		name: "a module typedef takes the newest candidate that checks OK before an equal base typedef",
+		base: func(b *builder) {
+			b.Fwd("f", "d", false)
+			b.Ptr("pf", "f")
+			b.Typedef("u", "U", "pf")
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Struct("d", "d", 8, "x:pu@0")
+				b.Ptr("pu", "u1")
+				b.Typedef("u1", "U", "pd")
+				b.Ptr("pd", "d")
+			},
+			func(b *builder) {
+				b.Fwd("f2", "d", false)
+				b.Ptr("pf2", "f2")
+				b.Typedef("u2", "U", "pf2")
+				b.Struct("s", "s", 8, "y:u2@0")
+			},
+		},
+		want: []string{
+			"[4] STRUCT 'd' size 8 {x:5@0}",
+			"[5] PTR '' -> 6",
+			"[6] TYPEDEF 'U' -> 7",
+			"[7] PTR '' -> 4",
+			"[8] STRUCT 's' size 8 {y:6@0}",
+		},
+	},
 }
 
 // unitWithCache is a unit of the case above: cache, mmu and vcpu on one
