@@ -169,23 +169,12 @@ func (st *batchState) rightRef(b uint32, n node, j int) uint32 {
 	return c
 }
 
-// moduleView marks a base id on the right of a pair as read from a module
-// type. libbpf compares a struct with a candidate by walking the
-// candidate's own types as its unit wrote them: from a module candidate,
-// the module's types, never the base's. Where a module type folded onto a
-// base type (its struct check was OK), the module's graph below it can
-// still lead to a module struct kept apart from the base (adjustBase)
-// where the base's leads to the base struct it was kept apart from: the
-// two are equivalent once the base FWD stands for the module's struct, so
-// the fold was OK, but a struct met there takes the module's struct as its
-// class in libbpf, and the base's in a walk over classes. So on the right,
-// below a module class, a base id is read in the module view: a base
-// struct with a kept module twin (twinOf) is that twin, and any other base
-// id keeps the view for its edges. In Linux 7.2's kvm-amd.ko, a unit's
-// gfn_to_pfn_cache checked against the module's reaches, through struct
-// kvm and kvm_vcpu (folded onto the base's), the unit's kvm_mmu opposite
-// the module's kept kvm_mmu; read over classes it met the base's, and the
-// unit's prototype of kvm_mmu.gva_to_gpa stayed, unreferenced.
+// moduleView marks a base id on the right of a pair as read below a
+// module class: a base struct with a kept module twin (twinOf) reads as
+// that twin there, as libbpf, walking a module candidate's own unit, meets
+// the unit's struct (see the package documentation, "Modules: the
+// module's view of base types"). Ids stay below 1<<31 (batch ids start at
+// 1<<30).
 const moduleView = 1 << 31
 
 // twinOf returns the module struct kept apart from base struct c, if any:
