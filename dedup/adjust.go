@@ -50,6 +50,8 @@ func (st *batchState) adjustBase() {
 					}
 					st.btwin[b] = v
 					st.twins = true
+					// What the view reads changes when v gets its class.
+					st.markFwdTarget(uint32(i))
 				}
 			}
 		}
