@@ -403,10 +403,10 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 				st.btwin = make(map[uint32]uint32)
 			}
 			st.btwin[b] = pos[k-first]
-			st.twins = true
+			st.markFwdTarget(pos[k-first] - first)
 		}
 	}
-	d.twin = nil
+	d.twin, st.twins = nil, len(st.btwin) > 0
 	st.run()
 	r := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, st.n)}
 	st.commit(r.IDs)
