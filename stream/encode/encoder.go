@@ -175,6 +175,9 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	}
 	b.Name = t.name
 	w.names.next()
+	if e.funcs.rel {
+		w.names.empty()
+	}
 	if w.conv == nil {
 		w.conv = newCUConv(t, b.Types, e.feat, e.le, e.addr)
 	} else {

@@ -62,6 +62,14 @@ func newNameCache(bits uint8) *nameCache {
 	return &nameCache{slots: make([]nameSlot, 1<<bits), maxNames: min(32<<bits, maxNamesBytes), gen: 1, shift: 32 - bits}
 }
 
+// empty drops every name: for a file whose units do not share .debug_str
+// offsets (a relocatable one), where a name cached by one unit is never
+// asked for by the next, at each unit, so the cache never fills with them.
+func (nc *nameCache) empty() {
+	nc.names = nc.names[:0]
+	clear(nc.slots)
+}
+
 // next starts a new batch: every slot's offset becomes stale.
 func (nc *nameCache) next() {
 	nc.gen++
@@ -85,8 +93,7 @@ func (nc *nameCache) store(s []byte) uint32 {
 	if len(nc.names)+len(s) > nc.maxNames {
 		nc.compact()
 		if len(nc.names)+len(s) > nc.maxNames {
-			nc.names = nc.names[:0]
-			clear(nc.slots)
+			nc.empty()
 		}
 	}
 	p := len(nc.names)
