@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
@@ -28,6 +29,7 @@ type comparer struct {
 	mu    sync.Mutex           // Specs are shared by the module workers
 	ref   *btf.Spec            // pahole's vmlinux BTF
 	bases map[string]*btf.Spec // by tool name: the base its modules are split over
+	spent time.Duration        // in equalModule, in all
 }
 
 func loadSpec(path string, base *btf.Spec) (*btf.Spec, error) {
@@ -72,6 +74,7 @@ func equalFiles(pahole, ours string) (bool, string, error) {
 func (c *comparer) equalModule(pahole, toolName, ours string) (bool, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func(start time.Time) { c.spent += time.Since(start) }(time.Now())
 	a, err := loadSpec(pahole, c.ref)
 	if err != nil {
 		return false, "", err

@@ -165,7 +165,7 @@ func run(c *config, pahole string, tools toolFlag, out string, nmods int, match 
 	if err != nil {
 		return err
 	}
-	r := report{c: c, vm: vm, mods: mr, named: named, load0: load0, load1: loadAverage(), elapsed: time.Since(start)}
+	r := report{c: c, args: os.Args[1:], compare: cmpr.spent, vm: vm, mods: mr, named: named, load0: load0, load1: loadAverage(), elapsed: time.Since(start)}
 	if err := r.writeTSV(); err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 // report is what a run measured, to print and to save.
 type report struct {
 	c            *config
+	args         []string      // the command line, to print
+	compare      time.Duration // spent comparing module outputs (in this process, between runs)
 	vm           *vmRuns
 	mods         []modRow
 	named        []namedRow
@@ -98,6 +100,7 @@ func oneLine(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, 
 
 func (r *report) print(w io.Writer) {
 	c := r.c
+	fmt.Fprintf(w, "command: kernelbuild %s\n", strings.Join(r.args, " "))
 	fmt.Fprintf(w, "kernel: %s\n", c.vmlinux)
 	fmt.Fprintf(w, "tools: %s\n", toolList(c.tools))
 	base := "each tool's modules over its own vmlinux BTF (-j1 output), as in a kernel build"
@@ -221,6 +224,7 @@ func (r *report) printModules(w io.Writer) {
 			fmt.Fprintf(w, "%.300s\n", d)
 		}
 	}
+	fmt.Fprintf(w, "(equality: %.0f s in all, in this process between the runs)\n", r.compare.Seconds())
 	if !c.paholeBase && len(c.tools) > 1 {
 		fmt.Fprintln(w, "(a module over another tool's base is distilled and relocated onto pahole's base to compare: named base types match by name and size)")
 	}
