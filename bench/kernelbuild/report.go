@@ -77,6 +77,9 @@ func (r *report) writeTSV() error {
 				if k > 0 {
 					status = row.status[k]
 				}
+				if status == "" {
+					status = "not compared"
+				}
 				m := row.m[k]
 				fmt.Fprintf(w, "%s\t%s\t%.3f\t%.3f\t%d\t%s\n", row.rel, t.name, m.wall, m.cpu, m.rssKiB, status)
 			}
@@ -210,6 +213,10 @@ func (r *report) printModules(w io.Writer) {
 			t.name, median(cpu), percentile(cpu, 90), cpu[mc], ok[mc].rel, cheaper, len(ok))
 		fmt.Fprintf(w, "%s/pahole per module: peak RSS ratio median %.2f, p90 %.2f, max %.2f (%s); above pahole's on %d of %d; median RSS %.1f vs %.1f MiB\n",
 			t.name, median(rss), percentile(rss, 90), rss[mr], ok[mr].rel, bigger, len(ok), median(ownRSS)/mib, median(refRSS)/mib)
+	}
+	if c.skipEqual {
+		fmt.Fprintln(w, "module outputs not compared with pahole's (-equal=false)")
+		return
 	}
 	for k, t := range c.tools[1:] {
 		k++
