@@ -4,7 +4,7 @@
 // bench/kernel_build.sh runs it.
 //
 //	go run ./bench/kernelbuild [-tool NAME=PATH]... [-pahole PATH] [-r 3] [-jobs 1]
-//	    [-out DIR] [-modules N] [-match REGEX] [-pahole-base] [-equal=false] [-keep] [VMLINUX]
+//	    [-out DIR] [-modules N] [-match REGEX] [-pahole-base] [-equal=false] [-equal-tools NAME,...] [-keep] [VMLINUX]
 //
 // VMLINUX is a kernel from `kernel-dbg.sh --modules all` (default: the 7.2
 // cloud-amd64 one in the test cache); its modules are every .ko under
@@ -65,7 +65,8 @@ type config struct {
 	tools                []tool // tools[0] is pahole
 	repeats, jobs        int
 	paholeBase, keep     bool
-	skipEqual            bool // -equal=false: no module equality checks
+	skipEqual            bool            // -equal=false: no module equality checks
+	equalTools           map[string]bool // -equal-tools: only these tools' modules are compared (nil: all)
 }
 
 func main() {
@@ -83,6 +84,7 @@ func main() {
 	paholeBase := flag.Bool("pahole-base", false, "encode every tool's modules over pahole's vmlinux BTF instead of the tool's own")
 	keep := flag.Bool("keep", false, "keep every module's BTF in OUT")
 	equal := flag.Bool("equal", true, "check every module output equal to pahole's (~0.45 s a module per tool, in this process between the runs)")
+	equalTools := flag.String("equal-tools", "", "compare only these btfstream tools' module outputs (comma-separated names; default: all)")
 	flag.Parse()
 	if flag.NArg() > 1 || *repeats < 1 || *jobs < 1 {
 		flag.Usage()
@@ -91,6 +93,12 @@ func main() {
 	c := config{vmlinux: defaultKernel, repeats: *repeats, jobs: *jobs, paholeBase: *paholeBase, keep: *keep, skipEqual: !*equal}
 	if flag.NArg() == 1 {
 		c.vmlinux = flag.Arg(0)
+	}
+	if *equalTools != "" {
+		c.equalTools = map[string]bool{}
+		for _, n := range strings.Split(*equalTools, ",") {
+			c.equalTools[n] = true
+		}
 	}
 	if err := run(&c, *pahole, tools, *out, *nmods, *match); err != nil {
 		fmt.Fprintln(os.Stderr, "kernelbuild:", err)
@@ -324,6 +332,11 @@ type modRow struct {
 	err    error
 }
 
+// compares says whether tool's module outputs are checked against pahole's.
+func (c *config) compares(tool string) bool {
+	return !c.skipEqual && (c.equalTools == nil || c.equalTools[tool])
+}
+
 func flatName(rel string) string { return strings.ReplaceAll(rel, "/", "__") + ".btf" }
 
 func (c *config) moduleRows(mods []string, cmpr *comparer) ([]modRow, error) {
@@ -379,6 +392,9 @@ func (c *config) module(i int, rel string, cmpr *comparer) modRow {
 		row.m[k] = m
 	}
 	for k := 1; k < n && !c.skipEqual; k++ {
+		if !c.compares(c.tools[k].name) {
+			continue
+		}
 		eq, status, err := cmpr.equalModule(outs[0], c.tools[k].name, outs[k])
 		if err != nil {
 			eq, status = false, "compare error: "+err.Error()
