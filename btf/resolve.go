@@ -53,6 +53,10 @@ type verifier struct {
 	resSize []uint32 // resolved size of arrays (kernel resolved_sizes)
 	identOK []uint64 // by string offset: a valid identifier (validIdentifier)
 
+	// lazyMeta: checkMeta has not been run on every type up front
+	// (trustedVerifier); push runs it on each type it pushes.
+	lazyMeta bool
+
 	stack [maxResolveDeep]vertex
 	top   int
 	mode  resolveMode
@@ -127,6 +131,11 @@ func (v *verifier) push(id TypeID) error {
 		v.again = id
 		return errLoop
 	}
+	if v.lazyMeta {
+		if err := v.checkMeta(id); err != nil {
+			return err
+		}
+	}
 	v.visit[id-v.first] = visited
 	v.stack[v.top] = vertex{id: id}
 	v.top++
@@ -183,8 +192,10 @@ func (v *verifier) idSize(id TypeID) (TypeID, uint32, bool) {
 func (v *verifier) resolve(id TypeID) error {
 	v.mode = modeTBD
 	v.top = 0
-	if err := v.push(id); err != nil {
+	if err := v.push(id); err == errLoop || err == errDepth {
 		return v.errAt(id, "resolving: %v", err)
+	} else if err != nil {
+		return err
 	}
 	for v.top > 0 {
 		vx := &v.stack[v.top-1]
