@@ -112,8 +112,7 @@ func trustedVerifier(base *Spec, o ValidateOptions, split *Spec) (*verifier, err
 	if v.ptrSize == 0 {
 		v.ptrSize = guessPtrSize(base)
 	}
-	n := base.Len()
-	v.visit, v.resID, v.resSize = make([]uint8, n), make([]TypeID, n), make([]uint32, n)
+	v.reached = make(map[TypeID]reachedType)
 	var err error
 	for id := split.FirstID(); id < split.NextID() && err == nil; id++ {
 		split.ForEachRef(id, func(ref *uint32) {
@@ -206,7 +205,7 @@ func (v *verifier) nameOK(off StrOff) bool { return uint32(off) < v.s.strings.Le
 // A vmlinux names its 108k types and 500k members with 100k strings:
 // offsets found valid are remembered (a bit per byte of strings).
 func (v *verifier) validIdentifier(off StrOff) bool {
-	if v.identOK == nil {
+	if v.identOK == nil && !v.lazyMeta { // a lazyMeta verifier checks few names
 		v.identOK = make([]uint64, v.s.strings.Len()/64+1)
 	}
 	if int(off/64) < len(v.identOK) && v.identOK[off/64]&(1<<(off%64)) != 0 {
