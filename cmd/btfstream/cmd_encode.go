@@ -96,6 +96,7 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 			return fail(1, "--btf_base: %v", err)
 		}
 		opts.Base = base
+		setModuleGC()
 		if w := baseReleaseWarning(in, f.base); w != "" && !f.quiet {
 			fmt.Fprintf(stderr, "btfstream: warning: %s\n", w)
 		}
@@ -151,6 +152,21 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, opts.Jobs, size, time.Since(start)))
 	}
 	return 0
+}
+
+// moduleGCPercent is the GC target of an encode over a base (a module's):
+// its heap is mostly the base's tables, which hold no pointers, so a
+// collection costs little, while GOGC=100 lets the heap grow to twice what
+// is live before one. Measured on 7.2's modules (peak RSS, same CPU within
+// the noise): xfs 79 -> 69 MB, nf_tables 46 -> 43, tcp_bbr 32.5 -> 31.3.
+const moduleGCPercent = 50
+
+// setModuleGC sets moduleGCPercent, unless GOGC is set in the environment.
+// A --mem-limit still applies on top (debug.SetMemoryLimit).
+func setModuleGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(moduleGCPercent)
+	}
 }
 
 // baseError reports whether a validation error of split BTF spec is about
