@@ -33,7 +33,7 @@ type Strings struct {
 	// offBits is how many low bits of a slot hold the offset; the tag
 	// is the top 32-offBits bits of the hash.
 	offBits uint8
-	seed  maphash.Seed
+	seed    maphash.Seed
 	// indexed is how many bytes of data are in the lookup set.
 	indexed int
 	// memo remembers recent Add(string) results by the string's identity
