@@ -173,6 +173,7 @@ func run(path string, reps, lag int, prof, wprof string) error {
 			rp := m.NewPreparer()
 			resolve := func(i int) error {
 				if i < len(units) {
+					units[i].p.Restore() // an earlier repetition's Prepare moved the edges
 					t := cpu()
 					_, err := rp.Prepare(units[i].b, units[i].p)
 					tResolve += cpu() - t
