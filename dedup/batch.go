@@ -18,9 +18,8 @@ type batchState struct {
 	ts strView  // the table's (and base's) strings
 	bv *strView // &bs, or &ts when the batch shares the table's strings
 
-	// The batch's types: those of src if set, else copied in here. Edges
-	// >= t0 are batch ids.
-	src   *btf.Spec
+	// The batch's types: copied in here, or borrowed (a Spec's or a
+	// Prepared's, read in place). Edges >= t0 are batch ids.
 	types []btf.Type
 	at    []uint32 // at[i]: index in words of type i's extra words; n+1 entries
 	words []uint32
@@ -99,7 +98,7 @@ func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batc
 		d.unshare()
 	}
 	st.unborrow()
-	st.t0, st.n, st.src = t0, 0, nil
+	st.t0, st.n = t0, 0
 	st.fwdOK = !d.mergeAll
 	st.fwdNew, st.fwdAdded = st.fwdNew[:0], st.fwdAdded[:0]
 	st.pm.reset()
@@ -148,12 +147,16 @@ type ownBuffers struct {
 }
 
 // borrow makes p's types (ids from batchBase) the batch's, read in place.
-func (st *batchState) borrow(p *Prepared) {
+func (st *batchState) borrow(p *Prepared) { st.borrowTypes(p.types, p.at, p.words) }
+
+// borrowTypes makes types (words[at[i]:at[i+1]] are type i's words) the
+// batch's, read in place.
+func (st *batchState) borrowTypes(types []btf.Type, at, words []uint32) {
 	if !st.borrowed {
 		st.own.types, st.own.words, st.own.at = st.types, st.words, st.at
 		st.borrowed = true
 	}
-	st.types, st.words, st.at = p.types, p.words, p.at
+	st.types, st.words, st.at = types, words, at
 }
 
 // borrowHashes makes p's hashes the batch's (after ready), read in place.
@@ -188,12 +191,9 @@ func (st *batchState) add(t btf.Type, w []uint32) []uint32 {
 	return st.words[k:]
 }
 
-// ready sizes the per-type state for the types added (or those of src).
+// ready sizes the per-type state for the types added or borrowed.
 func (st *batchState) ready() {
 	n := len(st.types)
-	if st.src != nil {
-		n = st.src.Len()
-	}
 	st.n = n
 	st.res = fill(st.res, n, none)
 	st.aux = fill(st.aux, n, none)
@@ -211,7 +211,7 @@ func (st *batchState) ready() {
 // next id, or the base) the batch; they are read in place.
 func (d *Incremental) loadSpec(s *btf.Spec) *batchState {
 	st := d.batch(uint32(s.FirstID()), s.Strings())
-	st.src = s
+	st.borrowTypes(s.Raw())
 	st.ready()
 	return st
 }
@@ -234,10 +234,6 @@ func resize[T any](s []T, n int) []T {
 
 // typ returns batch type i.
 func (st *batchState) typ(i uint32) (btf.Type, []uint32) {
-	if st.src != nil {
-		id := btf.TypeID(st.t0 + i)
-		return st.src.Type(id), st.src.Extra(id)
-	}
 	return st.types[i], st.words[st.at[i]:st.at[i+1]]
 }
 

@@ -40,42 +40,53 @@ var shapes = [btf.MaxKind + 1]wordShape{
 	btf.KindDeclTag:   {1, [3]uint8{wNum}},
 }
 
+// refShape says where a kind's edges are: the header's type first if
+// hasType, then words first, first+stride, ..., fixed of them or, if
+// fixed is 0, vlen of them (ForEachRef order).
+type refShape struct {
+	hasType       bool
+	fixed         uint8
+	first, stride uint8
+}
+
+var refShapes = func() (r [128]refShape) {
+	for k := btf.Kind(0); k <= btf.MaxKind; k++ {
+		r[k].hasType = k.HasType()
+	}
+	r[btf.KindArray] = refShape{fixed: 2, first: 0, stride: 1}
+	r[btf.KindStruct] = refShape{first: 1, stride: 3}
+	r[btf.KindUnion] = refShape{first: 1, stride: 3}
+	r[btf.KindFuncProto] = refShape{hasType: true, first: 1, stride: 2}
+	r[btf.KindDatasec] = refShape{first: 0, stride: 3}
+	return r
+}()
+
 // numRefs returns how many edges a type has (ForEachRef order).
 func numRefs(t btf.Type, w []uint32) int {
-	k := t.Kind()
-	n := 0
-	if k.HasType() {
-		n = 1
+	s := &refShapes[t.Kind()&0x7f]
+	n := int(s.fixed)
+	if s.stride != 0 && n == 0 {
+		n = int(t.Vlen())
 	}
-	switch k {
-	case btf.KindArray:
-		n += 2
-	case btf.KindStruct, btf.KindUnion, btf.KindFuncProto, btf.KindDatasec:
-		n += int(t.Vlen())
+	if s.hasType {
+		n++
 	}
 	return n
 }
 
 // refAt returns edge j of a type, in ForEachRef order.
 func refAt(t btf.Type, w []uint32, j int) uint32 {
-	k := t.Kind()
-	if k.HasType() {
+	s := &refShapes[t.Kind()&0x7f]
+	if s.hasType {
 		if j == 0 {
 			return t.SizeOrType
 		}
 		j--
 	}
-	switch k {
-	case btf.KindArray:
-		return w[j]
-	case btf.KindStruct, btf.KindUnion:
-		return w[3*j+1]
-	case btf.KindFuncProto:
-		return w[2*j+1]
-	case btf.KindDatasec:
-		return w[3*j]
+	if s.stride == 0 {
+		return 0
 	}
-	return 0
+	return w[int(s.first)+int(s.stride)*j]
 }
 
 // strView resolves string offsets of one side of a comparison. It reads a
