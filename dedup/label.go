@@ -159,16 +159,19 @@ func finalize(h uint64) uint64 {
 // or nil for an invalid offset.
 func (v *strView) tail(off uint32) []byte {
 	if off < v.baseLn {
-		if v.bdata != nil {
-			return v.bdata[off:]
-		}
-		return v.bytes(off) // base with its own base: take the safe path
+		return v.baseTail(off)
 	}
-	o := off - v.baseLn
-	if o >= uint32(len(v.local)) {
-		return nil
+	if o := off - v.baseLn; o < uint32(len(v.local)) {
+		return v.local[o:]
 	}
-	return v.local[o:]
+	return nil
+}
+
+func (v *strView) baseTail(off uint32) []byte {
+	if v.bdata != nil {
+		return v.bdata[off:]
+	}
+	return v.bytes(off) // base with its own base: take the safe path
 }
 
 // cstrHash hashes the NUL-terminated string at the start of b (a slice's
@@ -251,12 +254,30 @@ func labelHash(n node) uint64 {
 		h = mix(h, uint64(t.SizeOrType))
 	}
 	h = mix(h, cstrHash(n.s.tail(uint32(t.NameOff))))
+	w := n.w
+	switch k { // the common shapes, word by word as below
+	case btf.KindStruct, btf.KindUnion: // name, type, offset
+		for i := 0; i+2 < len(w); i += 3 {
+			h = mix(mix(h, cstrHash(n.s.tail(w[i]))), uint64(w[i+2]))
+		}
+		return finalize(h)
+	case btf.KindFuncProto: // name, type
+		for i := 0; i+1 < len(w); i += 2 {
+			h = mix(h, cstrHash(n.s.tail(w[i])))
+		}
+		return finalize(h)
+	case btf.KindEnum: // name, value
+		for i := 0; i+1 < len(w); i += 2 {
+			h = mix(mix(h, cstrHash(n.s.tail(w[i]))), uint64(w[i+1]))
+		}
+		return finalize(h)
+	}
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return finalize(h)
 	}
 	p := 0
-	for _, x := range n.w {
+	for _, x := range w {
 		switch sh.class[p] {
 		case wNum:
 			h = mix(h, uint64(x))
@@ -273,11 +294,12 @@ func labelHash(n node) uint64 {
 
 // strEq compares strings by content: offset 0, another offset of an empty
 // string and an invalid offset all read as "", as they are written out.
-func strEq(a, b node, x, y uint32) bool {
-	if x == y && (a.s == b.s || (x < a.s.shared && x < b.s.shared)) {
+// x is read through as, y through bs.
+func strEq(as, bs *strView, x, y uint32) bool {
+	if x == y && (as == bs || (x < as.shared && x < bs.shared)) {
 		return true
 	}
-	return cstrEq(a.s.tail(x), b.s.tail(y))
+	return cstrEq(as.tail(x), bs.tail(y))
 }
 
 // labelEq reports whether two types have equal labels (edges ignored).
@@ -289,23 +311,40 @@ func labelEq(a, b node) bool {
 	if !k.HasType() && a.t.SizeOrType != b.t.SizeOrType {
 		return false
 	}
-	if !strEq(a, b, uint32(a.t.NameOff), uint32(b.t.NameOff)) {
+	if !strEq(a.s, b.s, uint32(a.t.NameOff), uint32(b.t.NameOff)) {
 		return false
+	}
+	aw, bw := a.w, b.w[:len(a.w)]
+	switch k { // the common shapes, as below
+	case btf.KindStruct, btf.KindUnion: // name, type, offset
+		for i := 0; i+2 < len(aw); i += 3 {
+			if aw[i+2] != bw[i+2] || !strEq(a.s, b.s, aw[i], bw[i]) {
+				return false
+			}
+		}
+		return true
+	case btf.KindFuncProto: // name, type
+		for i := 0; i+1 < len(aw); i += 2 {
+			if !strEq(a.s, b.s, aw[i], bw[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return true
 	}
 	p := 0
-	for i, x := range a.w {
-		y := b.w[i]
+	for i, x := range aw {
+		y := bw[i]
 		switch sh.class[p] {
 		case wNum:
 			if x != y {
 				return false
 			}
 		case wStr:
-			if !strEq(a, b, x, y) {
+			if !strEq(a.s, b.s, x, y) {
 				return false
 			}
 		}
