@@ -158,17 +158,22 @@ func finalize(h uint64) uint64 {
 // tail returns the section bytes from off on (its string and what follows),
 // or nil for an invalid offset.
 func (v *strView) tail(off uint32) []byte {
-	if off < v.baseLn {
-		return v.baseTail(off)
-	}
-	if o := off - v.baseLn; o < uint32(len(v.local)) {
+	// o wraps around for an offset in the base, past any local offset.
+	if o := uint(off) - uint(v.baseLn); o < uint(len(v.local)) {
 		return v.local[o:]
 	}
-	return nil
+	return v.tailElse(off)
 }
 
-func (v *strView) baseTail(off uint32) []byte {
-	if v.bdata != nil {
+// tailElse is tail for an offset in the base, or invalid (not inlined,
+// so that tail is).
+//
+//go:noinline
+func (v *strView) tailElse(off uint32) []byte {
+	switch {
+	case off >= v.baseLn:
+		return nil
+	case v.bdata != nil:
 		return v.bdata[off:]
 	}
 	return v.bytes(off) // base with its own base: take the safe path
