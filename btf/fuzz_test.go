@@ -74,6 +74,21 @@ func FuzzValidate(f *testing.F) {
 			err1 := s.Validate()
 			err2 := s.ValidateWith(ValidateOptions{PtrSize: 4})
 			_ = err2
+			if b == nil && s.CheckStructure() == nil {
+				// Any sound base may be trusted: a split that points at
+				// each of its types has them checked and resolved lazily.
+				split := NewSplitSpec(s)
+				for id := TypeID(1); id < s.NextID() && id < 256; id++ {
+					split.Add(Type{Info: MakeInfo(KindPtr, 0, false), SizeOrType: uint32(id)})
+				}
+				_ = split.ValidateWith(ValidateOptions{TrustBase: true})
+			}
+			if b != nil {
+				// Trusting a sound base accepts what a full check does.
+				if trusted := s.ValidateWith(ValidateOptions{TrustBase: true}); err1 == nil && trusted != nil {
+					t.Fatalf("TrustBase refuses what Validate accepts: %v", trusted)
+				}
+			}
 			if again := s.Validate(); (again == nil) != (err1 == nil) || again != nil && again.Error() != err1.Error() {
 				t.Fatalf("Validate not deterministic: %v then %v", err1, again)
 			}

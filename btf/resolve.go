@@ -32,6 +32,13 @@ const (
 	modeStructOrArray
 )
 
+// reachedType is a type's resolve state in a lazyMeta verifier.
+type reachedType struct {
+	visit uint8
+	id    TypeID // resolved type id
+	size  uint32 // resolved size
+}
+
 type vertex struct {
 	id   TypeID
 	next uint32 // next member or secinfo to look at
@@ -52,6 +59,13 @@ type verifier struct {
 	resID   []TypeID // resolved type id (kernel resolved_ids)
 	resSize []uint32 // resolved size of arrays (kernel resolved_sizes)
 	identOK []uint64 // by string offset: a valid identifier (validIdentifier)
+
+	// lazyMeta: checkMeta has not been run on every type up front
+	// (trustedVerifier); push runs it on each type it pushes. The state
+	// of the few types reached is kept in reached, not in visit, resID
+	// and resSize (9 bytes for each of a vmlinux's 118k types).
+	lazyMeta bool
+	reached  map[TypeID]reachedType
 
 	stack [maxResolveDeep]vertex
 	top   int
@@ -84,6 +98,9 @@ func (v *verifier) resolved(id TypeID) bool {
 	if id < v.first {
 		return true
 	}
+	if v.lazyMeta {
+		return v.reached[id].visit == resolvedState
+	}
 	return v.visit[id-v.first] == resolvedState
 }
 
@@ -95,6 +112,9 @@ func (v *verifier) resolvedID(id TypeID) TypeID {
 		}
 		return v.base.resolvedID(id)
 	}
+	if v.lazyMeta {
+		return v.reached[id].id
+	}
 	return v.resID[id-v.first]
 }
 
@@ -104,6 +124,9 @@ func (v *verifier) resolvedSize(id TypeID) uint32 {
 			return 0
 		}
 		return v.base.resolvedSize(id)
+	}
+	if v.lazyMeta {
+		return v.reached[id].size
 	}
 	return v.resSize[id-v.first]
 }
@@ -123,11 +146,22 @@ func (v *verifier) push(id TypeID) error {
 	if v.top == maxResolveDeep {
 		return errDepth
 	}
-	if v.visit[id-v.first] != notVisited {
-		v.again = id
-		return errLoop
+	if v.lazyMeta {
+		if v.reached[id].visit != notVisited {
+			v.again = id
+			return errLoop
+		}
+		if err := v.checkMeta(id); err != nil {
+			return err
+		}
+		v.reached[id] = reachedType{visit: visited}
+	} else {
+		if v.visit[id-v.first] != notVisited {
+			v.again = id
+			return errLoop
+		}
+		v.visit[id-v.first] = visited
 	}
-	v.visit[id-v.first] = visited
 	v.stack[v.top] = vertex{id: id}
 	v.top++
 	if v.mode == modeTBD {
@@ -143,6 +177,10 @@ func (v *verifier) push(id TypeID) error {
 
 func (v *verifier) popResolved(resID TypeID, size uint32) {
 	v.top--
+	if v.lazyMeta {
+		v.reached[v.stack[v.top].id] = reachedType{resolvedState, resID, size}
+		return
+	}
 	id := v.stack[v.top].id - v.first
 	v.visit[id] = resolvedState
 	v.resID[id] = resID
@@ -183,8 +221,10 @@ func (v *verifier) idSize(id TypeID) (TypeID, uint32, bool) {
 func (v *verifier) resolve(id TypeID) error {
 	v.mode = modeTBD
 	v.top = 0
-	if err := v.push(id); err != nil {
+	if err := v.push(id); err == errLoop || err == errDepth {
 		return v.errAt(id, "resolving: %v", err)
+	} else if err != nil {
+		return err
 	}
 	for v.top > 0 {
 		vx := &v.stack[v.top-1]

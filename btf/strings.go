@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"hash/maphash"
+	"math/bits"
 	"unsafe"
 )
 
 // Strings is a BTF string section: NUL-terminated strings in one byte
 // buffer, addressed by offset. It interns: Add returns the offset of an
 // existing equal string instead of appending a copy. The lookup set is an
-// open-addressing table of offsets into the same buffer, each with the low
-// 32 bits of the string's hash (so a probe compares bytes only on a hash
-// match, and growing never rehashes): no pointers, 8 bytes per slot, at
-// most half full. A split table shares its base's hash seed, so Add hashes
-// a string once for both.
+// open-addressing table of 32-bit slots, at most half full, no pointers:
+// each holds the offset of a string in the same buffer (offBits bits, as
+// many as the buffer needs) and, above it, the top bits of the string's
+// hash as a tag, so a probe compares bytes only on a tag match. Growing
+// hashes the strings again (the slots do not hold the bits of the hash
+// that place them). A split table shares its base's hash seed, so Add
+// hashes a string once for both.
 //
 // A Strings read from existing BTF keeps its bytes exactly (duplicates
 // included) so that writing it back is byte-identical; Add finds the first
@@ -25,9 +28,12 @@ import (
 type Strings struct {
 	base  *Strings
 	data  []byte   // local bytes; offset o maps to data[o-baseLen]
-	slots []uint64 // 0 = empty, else hash<<32 | local offset+1 of the string's start
+	slots []uint32 // 0 = empty, else tag<<offBits | local offset+1 of the string's start
 	used  int      // occupied slots
-	seed  maphash.Seed
+	// offBits is how many low bits of a slot hold the offset; the tag
+	// is the top 32-offBits bits of the hash.
+	offBits uint8
+	seed    maphash.Seed
 	// indexed is how many bytes of data are in the lookup set.
 	indexed int
 	// memo remembers recent Add(string) results by the string's identity
@@ -114,7 +120,7 @@ func (s *Strings) GrowIndex(n int) {
 // DropIndex frees the lookup set and Add's memo, for a table that is
 // only read from now on (or rarely added to): the next Add or AddBytes
 // indexes the strings again, finding the first of equal ones as before.
-// On a vmlinux's 2 MB of strings the set takes another 2 MiB.
+// On a vmlinux's 2 MB of strings the set takes another 1 MiB.
 func (s *Strings) DropIndex() {
 	s.slots, s.used, s.indexed = nil, 0, 0
 	s.memo = nil
@@ -191,7 +197,7 @@ func (s *Strings) find(str []byte, h uint64) (StrOff, bool) {
 	}
 	s.index()
 	if i, ok := s.slot(str, h); ok {
-		return StrOff(s.baseLen() + uint32(s.slots[i]) - 1), true
+		return StrOff(s.baseLen() + s.slotOff(s.slots[i])), true
 	}
 	return 0, false
 }
@@ -270,12 +276,16 @@ func (s *Strings) AddBytes(str []byte) StrOff {
 	s.index()
 	i, ok := s.slot(str, h)
 	if ok {
-		return StrOff(s.baseLen() + uint32(s.slots[i]) - 1)
+		return StrOff(s.baseLen() + s.slotOff(s.slots[i]))
 	}
 	off := uint32(len(s.data))
 	s.data = append(s.data, str...)
 	s.data = append(s.data, 0)
 	s.indexed = len(s.data)
+	if !s.fits(off) {
+		s.rebuild(len(s.slots)) // wider offsets; str's slot moves
+		i, _ = s.slot(str, h)
+	}
 	s.insertAt(i, h, off)
 	return StrOff(s.baseLen() + off)
 }
@@ -291,8 +301,8 @@ func (s *Strings) index() {
 		for 2*(s.used+n) >= size {
 			size *= 2
 		}
-		if size > len(s.slots) {
-			s.growTo(size)
+		if size > len(s.slots) || !s.fits(uint32(len(s.data))) {
+			s.rebuild(max(size, len(s.slots)))
 		}
 	}
 	for s.indexed < len(s.data) {
@@ -305,6 +315,9 @@ func (s *Strings) index() {
 		if end > 0 {
 			str := s.data[o : o+end]
 			h := maphash.Bytes(s.seed, str)
+			if !s.fits(uint32(o)) {
+				s.rebuild(len(s.slots))
+			}
 			if i, ok := s.slot(str, h); !ok {
 				s.insertAt(i, h, uint32(o))
 			}
@@ -320,15 +333,15 @@ func (s *Strings) slot(str []byte, h uint64) (int, bool) {
 		s.grow()
 	}
 	mask := len(s.slots) - 1
-	tag := uint32(h)
-	i := int(tag) & mask
+	tag := s.tag(h)
+	i := int(h) & mask
 	for {
 		v := s.slots[i]
 		if v == 0 {
 			return i, false
 		}
-		if uint32(v>>32) == tag {
-			o := int(uint32(v) - 1)
+		if v>>s.offBits == tag {
+			o := int(s.slotOff(v))
 			if len(s.data)-o > len(str) && s.data[o+len(str)] == 0 && bytes.Equal(s.data[o:o+len(str)], str) {
 				return i, true
 			}
@@ -337,8 +350,17 @@ func (s *Strings) slot(str []byte, h uint64) (int, bool) {
 	}
 }
 
+// tag is what a slot keeps of hash h: its top 32-offBits bits.
+func (s *Strings) tag(h uint64) uint32 { return uint32(h >> (32 + s.offBits)) }
+
+// slotOff is the local offset of the string in occupied slot v.
+func (s *Strings) slotOff(v uint32) uint32 { return v&(1<<s.offBits-1) - 1 }
+
+// fits reports whether a slot can hold local offset off.
+func (s *Strings) fits(off uint32) bool { return uint64(off)+1 < 1<<s.offBits }
+
 func (s *Strings) insertAt(i int, h uint64, off uint32) {
-	s.slots[i] = uint64(uint32(h))<<32 | uint64(off+1)
+	s.slots[i] = s.tag(h)<<s.offBits | (off + 1)
 	s.used++
 	if s.used*2 >= len(s.slots) {
 		s.grow()
@@ -347,19 +369,32 @@ func (s *Strings) insertAt(i int, h uint64, off uint32) {
 
 func (s *Strings) grow() { s.growTo(max(len(s.slots)*2, 64)) }
 
-// growTo rehashes the lookup set into n slots (a power of two).
-func (s *Strings) growTo(n int) {
-	old := s.slots
-	s.slots = make([]uint64, n)
+// growTo rebuilds the lookup set in n slots (a power of two).
+func (s *Strings) growTo(n int) { s.rebuild(n) }
+
+// rebuild makes the lookup set n slots (a power of two) with offsets wide
+// enough for the whole buffer and some growth, hashing the strings it
+// held again.
+func (s *Strings) rebuild(n int) {
+	old, oldBits := s.slots, s.offBits
+	s.offBits = uint8(min(bits.Len(uint(len(s.data)+1))+1, 32))
+	if len(s.data) < 1<<16 {
+		s.offBits = max(s.offBits, 17)
+	}
+	s.slots = make([]uint32, n)
 	mask := n - 1
 	for _, v := range old {
 		if v == 0 {
 			continue
 		}
-		i := int(uint32(v>>32)) & mask
+		o := v&(1<<oldBits-1) - 1
+		str := s.data[o:]
+		str = str[:bytes.IndexByte(str, 0)]
+		h := maphash.Bytes(s.seed, str)
+		i := int(h) & mask
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = v
+		s.slots[i] = s.tag(h)<<s.offBits | (o + 1)
 	}
 }

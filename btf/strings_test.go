@@ -1,6 +1,10 @@
 package btf
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestStringsNoMemo: a table without the memo interns exactly as one with
 // it, and never allocates the memo.
@@ -65,5 +69,51 @@ func TestStringsAppend(t *testing.T) {
 	}
 	if s.Append("") != 0 {
 		t.Error("Append of the empty string is not 0")
+	}
+}
+
+// TestStringsIndexGrows: interning stays exact while the table grows far
+// past the offsets its slots first had room for (the slots widen their
+// offsets and hash the strings again), for a table built by Add and for
+// one read from bytes with duplicates (the first of equal strings wins).
+func TestStringsIndexGrows(t *testing.T) {
+	s := NewStrings(nil).NoMemo()
+	first := map[string]StrOff{}
+	name := func(i int) string { return fmt.Sprintf("name_%d_%s", i%50000, strings.Repeat("x", i%23)) }
+	for i := 0; i < 100000; i++ {
+		n := name(i)
+		off := s.Add(n)
+		if f, ok := first[n]; ok && f != off {
+			t.Fatalf("Add(%q) = %d, first added at %d", n, off, f)
+		} else if !ok {
+			first[n] = off
+		}
+		if s.Name(off) != n {
+			t.Fatalf("Name(%d) = %q, want %q", off, s.Name(off), n)
+		}
+	}
+	if s.Len() < 1<<20 {
+		t.Fatalf("only %d bytes: the test does not grow the offsets", s.Len())
+	}
+	// The same bytes, twice, read as a section: the first copy wins.
+	raw := append(append([]byte(nil), s.Bytes()...), s.Bytes()[1:]...)
+	r := StringsFromBytes(raw, nil)
+	for n, off := range first {
+		if got := r.AddBytes([]byte(n)); got != off {
+			t.Fatalf("read table: AddBytes(%q) = %d, want %d", n, got, off)
+		}
+		if got, ok := r.Find([]byte(n)); !ok || got != off {
+			t.Fatalf("read table: Find(%q) = %d %v, want %d", n, got, ok, off)
+		}
+	}
+	if _, ok := r.Find([]byte("absent")); ok {
+		t.Error("Find of an absent string succeeded")
+	}
+	split := NewStrings(r)
+	if got := split.AddBytes([]byte(name(5))); got != first[name(5)] {
+		t.Errorf("split: AddBytes of a base string = %d, want %d", got, first[name(5)])
+	}
+	if got := split.AddBytes([]byte("new")); uint32(got) != r.Len() {
+		t.Errorf("split: AddBytes of a new string = %d, want %d", got, r.Len())
 	}
 }

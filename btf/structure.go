@@ -54,6 +54,15 @@ func (s *Spec) CheckStructure() error {
 // kind, record length, string offsets, type ids (what btf_validate_type
 // checks in libbpf).
 func (v *verifier) checkTypeRecords() error {
+	if v.recordsSound() {
+		return nil
+	}
+	return v.firstRecordError()
+}
+
+// firstRecordError is checkTypeRecords type by type, returning the first
+// error with its message.
+func (v *verifier) firstRecordError() error {
 	s := v.s
 	for id := v.first; id < v.next; id++ {
 		t := s.Type(id)
@@ -75,6 +84,53 @@ func (v *verifier) checkTypeRecords() error {
 		}
 	}
 	return nil
+}
+
+// recordsSound is checkTypeRecords' test without its messages, in one
+// tight pass over the records: checkTypeRecords looks for the first error
+// only when this fails. (On a vmlinux base it ran for every module.)
+func (v *verifier) recordsSound() bool {
+	s := v.s
+	types, at, words := s.Raw()
+	strLen, next := s.strings.Len(), uint32(v.next)
+	for i, t := range types {
+		k := t.Kind()
+		w := words[at[i]:at[i+1]]
+		if !k.Valid() || k.ExtraWords(t.Vlen()) != len(w) || uint32(t.NameOff) >= strLen {
+			return false
+		}
+		if k.HasType() && t.SizeOrType >= next {
+			return false
+		}
+		// Each kind's words as (stride, name index, type index), -1 for none.
+		step, name, ref := 0, -1, -1
+		switch k {
+		case KindArray:
+			if w[0] >= next || w[1] >= next {
+				return false
+			}
+		case KindStruct, KindUnion:
+			step, name, ref = 3, 0, 1
+		case KindEnum:
+			step, name = 2, 0
+		case KindEnum64:
+			step, name = 3, 0
+		case KindFuncProto:
+			step, name, ref = 2, 0, 1
+		case KindDatasec:
+			step, ref = 3, 0
+		case KindFunc:
+			if s.Kind(TypeID(t.SizeOrType)) != KindFuncProto {
+				return false
+			}
+		}
+		for j := 0; step > 0 && j < len(w); j += step {
+			if name >= 0 && w[j+name] >= strLen || ref >= 0 && w[j+ref] >= next {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkRecordFields checks the string offsets and type ids inside a

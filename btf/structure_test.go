@@ -2,6 +2,7 @@ package btf
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,56 @@ func TestTwoLevels(t *testing.T) {
 				t.Errorf("malformed %v: CheckStructure %v, Validate %v", c.malformed, serr, verr)
 			}
 		})
+	}
+}
+
+// TestRecordsSoundAgrees: the one-pass test of the type records accepts
+// exactly what the type-by-type check accepts, over single-word mutations
+// of the every-kind Spec, alone and split over itself.
+func TestRecordsSoundAgrees(t *testing.T) {
+	rejected := 0
+	for _, split := range []bool{false, true} {
+		var s *Spec
+		if split {
+			s = NewSplitSpec(allKinds())
+			s.Add(Type{NameOff: s.Strings().Add("node_ptr"), Info: MakeInfo(KindTypedef, 0, false), SizeOrType: 5})
+			s.Add(Type{Info: MakeInfo(KindFuncProto, 1, false), SizeOrType: 1}, 0, 24)
+			s.Add(Type{NameOff: s.Strings().Add("g"), Info: MakeInfo(KindFunc, 0, false), SizeOrType: 24})
+		} else {
+			s = allKinds()
+		}
+		types, _, words := s.Raw()
+		values := []uint32{0, 1, 5, 17, 22, uint32(s.NextID()) - 1, uint32(s.NextID()), s.Strings().Len() - 1, s.Strings().Len(), 1 << 31}
+		check := func(what string) {
+			v := &verifier{s: s, first: s.FirstID(), next: s.NextID()}
+			fast, slow := v.recordsSound(), v.firstRecordError()
+			if fast != (slow == nil) {
+				t.Errorf("split %v, %s: one pass says %v, type by type %v", split, what, fast, slow)
+			}
+			if slow != nil {
+				rejected++
+			}
+		}
+		for i := range words {
+			old := words[i]
+			for _, x := range values {
+				words[i] = x
+				check(fmt.Sprintf("word %d = %d", i, x))
+			}
+			words[i] = old
+		}
+		for i := range types {
+			old := types[i]
+			for _, x := range values {
+				types[i].NameOff, types[i].SizeOrType = StrOff(x), old.SizeOrType
+				check(fmt.Sprintf("type %d name %d", i, x))
+				types[i].NameOff, types[i].SizeOrType = old.NameOff, x
+				check(fmt.Sprintf("type %d size_or_type %d", i, x))
+			}
+			types[i] = old
+		}
+	}
+	if rejected == 0 {
+		t.Error("no mutation was rejected: the test compares nothing but successes")
 	}
 }

@@ -23,11 +23,15 @@ type ValidateOptions struct {
 	// verifier checks pointer members against it. 0 takes the size of the
 	// INT 'long int' / 'long unsigned int' if the BTF has one, else 8.
 	PtrSize uint32
-	// TrustBase: the base of split BTF was validated already (with the
-	// same PtrSize), so it is not checked again; only what the split's
-	// types read of it is computed (the resolved ids and sizes of the
-	// base types they reference). A module's base is a whole vmlinux,
-	// whose checks take longer than the module's own.
+	// TrustBase: the base of split BTF is not validated as a whole, as
+	// the kernel does not check vmlinux's BTF again when it loads a
+	// module's. Only the base types the split's types reference are
+	// checked (btf_check_meta) and resolved, with every type their
+	// resolution walks through: what the split's checks read of the base
+	// (resolved ids and sizes). The base's structure must have been
+	// checked (CheckStructure). A module's base is a whole vmlinux, whose
+	// checks take longer than the module's own. Errors in the base are
+	// prefixed "base: ", as Validate's.
 	TrustBase bool
 }
 
@@ -97,24 +101,28 @@ func newVerifier(s *Spec, o ValidateOptions) (*verifier, error) {
 	return v, nil
 }
 
-// trustedVerifier is the verifier of a base validated before, for split
-// BTF on top of it: nothing is checked but that the base types split's
-// types reference resolve, which is all split's verifier reads of it.
-// (What a type resolves to does not depend on which type's resolution
-// reached it first.)
+// trustedVerifier is the verifier of a trusted base, for split BTF on top
+// of it: nothing is checked but that the base types split's types
+// reference pass checkMeta and resolve, with the types their resolution
+// pushes (lazyMeta), which is all split's verifier reads of it. (What a
+// type resolves to does not depend on which type's resolution reached it
+// first.)
 func trustedVerifier(base *Spec, o ValidateOptions, split *Spec) (*verifier, error) {
-	v := &verifier{s: base, ptrSize: o.PtrSize, first: base.FirstID(), next: base.NextID()}
+	v := &verifier{s: base, ptrSize: o.PtrSize, first: base.FirstID(), next: base.NextID(), lazyMeta: true}
 	if v.ptrSize == 0 {
 		v.ptrSize = guessPtrSize(base)
 	}
-	n := base.Len()
-	v.visit, v.resID, v.resSize = make([]uint8, n), make([]TypeID, n), make([]uint32, n)
+	v.reached = make(map[TypeID]reachedType)
 	var err error
 	for id := split.FirstID(); id < split.NextID() && err == nil; id++ {
 		split.ForEachRef(id, func(ref *uint32) {
 			b := TypeID(*ref)
-			if err == nil && b >= v.first && b < v.next && needsResolve(base.Kind(b)) && !v.resolved(b) {
-				err = v.resolve(b)
+			switch {
+			case err != nil || b < v.first || b >= v.next || v.resolved(b):
+			case needsResolve(base.Kind(b)):
+				err = v.resolve(b) // checks b's meta when it pushes it
+			default:
+				err = v.checkMeta(b)
 			}
 		})
 	}
@@ -197,7 +205,7 @@ func (v *verifier) nameOK(off StrOff) bool { return uint32(off) < v.s.strings.Le
 // A vmlinux names its 108k types and 500k members with 100k strings:
 // offsets found valid are remembered (a bit per byte of strings).
 func (v *verifier) validIdentifier(off StrOff) bool {
-	if v.identOK == nil {
+	if v.identOK == nil && !v.lazyMeta { // a lazyMeta verifier checks few names
 		v.identOK = make([]uint64, v.s.strings.Len()/64+1)
 	}
 	if int(off/64) < len(v.identOK) && v.identOK[off/64]&(1<<(off%64)) != 0 {

@@ -450,3 +450,43 @@ func TestValidateTrustBase(t *testing.T) {
 		t.Error("no shape was invalid: the test compares nothing but successes")
 	}
 }
+
+// TestValidateTrustBaseChecksWhatItReaches: with TrustBase the base is
+// not validated as a whole, but the base types the split's types reach
+// (directly, or through what resolving them walks) pass the kernel's
+// per-type checks: a broken base type is reported, as a base error, only
+// when the split reaches it.
+func TestValidateTrustBaseChecksWhatItReaches(t *testing.T) {
+	base := allKinds()
+	str := base.Strings().Add
+	badInt := base.Add(Type{NameOff: str("wide"), Info: MakeInfo(KindInt, 0, false), SizeOrType: 1}, MakeIntInfo(0, 0, 32))
+	badStruct := base.Add(Type{NameOff: str("tight"), Info: MakeInfo(KindStruct, 1, false), SizeOrType: 1}, uint32(str("m")), 1, 64)
+	byValue := base.Add(Type{NameOff: str("outer"), Info: MakeInfo(KindStruct, 1, false), SizeOrType: 8}, uint32(str("in")), uint32(badStruct), 0)
+	typedef := base.Add(Type{NameOff: str("outer_t"), Info: MakeInfo(KindTypedef, 0, false), SizeOrType: uint32(byValue)})
+	if err := base.CheckStructure(); err != nil {
+		t.Fatal(err)
+	}
+	if base.Validate() == nil {
+		t.Fatal("the base must break the kernel's rules")
+	}
+	for _, c := range []struct {
+		name string
+		ref  TypeID
+		want string // "" for no error
+	}{
+		{"a sound base type", 7, ""},
+		{"a broken INT, directly", badInt, "base: BTF+"},
+		{"a broken STRUCT, directly", badStruct, "type [" + fmt.Sprint(badStruct) + "] STRUCT 'tight': member 'm' offset 64 beyond size 1"},
+		{"a broken STRUCT, through a typedef and a member", typedef, "STRUCT 'tight': member 'm' offset 64 beyond size 1"},
+	} {
+		split := NewSplitSpec(base)
+		split.Add(Type{Info: MakeInfo(KindPtr, 0, false), SizeOrType: uint32(c.ref)})
+		err := split.ValidateWith(ValidateOptions{TrustBase: true})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), "base: ") || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want a base error containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func runEncode(sub string, args []string) int {
 	}
 	if f.memFloor {
 		if f.base != "" {
-			if opts.Base, err = loadValid(f.base, nil); err != nil {
+			if opts.Base, err = loadSound(f.base, nil); err != nil {
 				return fail(1, "--btf_base: %v", err)
 			}
 		}
@@ -86,11 +86,17 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		debug.SetMemoryLimit(lim)
 	}
 	if f.base != "" {
-		base, err := loadValid(f.base, nil)
+		// Only the base's structure is checked: the kernel's rules are
+		// checked on the types the output reaches (TrustBase below), as
+		// the kernel does not check vmlinux's BTF again for a module.
+		// Validating all of a vmlinux took a fifth of a small module's
+		// encode.
+		base, err := loadSound(f.base, nil)
 		if err != nil {
 			return fail(1, "--btf_base: %v", err)
 		}
 		opts.Base = base
+		setModuleGC()
 		if w := baseReleaseWarning(in, f.base); w != "" && !f.quiet {
 			fmt.Fprintf(stderr, "btfstream: warning: %s\n", w)
 		}
@@ -121,9 +127,11 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	// The base was validated when loaded: only what the module's types
-	// read of it is computed again.
+	// Of the base, only what the module's types reach is checked.
 	if err := spec.ValidateWith(btf.ValidateOptions{TrustBase: opts.Base != nil && spec.Base() == opts.Base}); err != nil {
+		if baseError(err, spec) {
+			return fail(1, "--btf_base: %s: %v", f.base, err)
+		}
 		return fail(1, "%s: encoded BTF is invalid, nothing written: %v", in, err)
 	}
 	var size int
@@ -144,6 +152,28 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 		fmt.Fprintln(os.Stderr, summaryLine(in, spec, &stats, opts.Jobs, size, time.Since(start)))
 	}
 	return 0
+}
+
+// moduleGCPercent is the GC target of an encode over a base (a module's):
+// its heap is mostly the base's tables, which hold no pointers, so a
+// collection costs little, while GOGC=100 lets the heap grow to twice what
+// is live before one. Measured on 7.2's modules (peak RSS, same CPU within
+// the noise): xfs 79 -> 69 MB, nf_tables 46 -> 43, tcp_bbr 32.5 -> 31.3.
+const moduleGCPercent = 50
+
+// setModuleGC sets moduleGCPercent, unless GOGC is set in the environment.
+// A --mem-limit still applies on top (debug.SetMemoryLimit).
+func setModuleGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(moduleGCPercent)
+	}
+}
+
+// baseError reports whether a validation error of split BTF spec is about
+// one of its base's types.
+func baseError(err error, spec *btf.Spec) bool {
+	var fe *btf.FormatError
+	return spec.Base() != nil && errors.As(err, &fe) && fe.ID != 0 && fe.ID < spec.FirstID()
 }
 
 // checkOutput fails early, before the encoding, when the output cannot be

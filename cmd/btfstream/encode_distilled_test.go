@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -138,4 +139,38 @@ func mustLoad(t *testing.T, path string) *btf.Spec {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestModuleGCPercent: an encode over a base (a module's) runs with
+// moduleGCPercent, unless GOGC is set in the environment.
+func TestModuleGCPercent(t *testing.T) {
+	dir := t.TempDir()
+	base := gccObject(t, dir, "vmlinux", fixtureC)
+	baseBTF := filepath.Join(dir, "vmlinux.btf")
+	mod := gccObject(t, dir, "mod", moduleC)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "") // restored after the test
+	for _, c := range []struct {
+		name string
+		args []string
+		env  string // GOGC, "" for unset
+		want int
+	}{
+		{"vmlinux", []string{"-q", "--btf_encode_detached", baseBTF, base}, "", 100},
+		{"module", []string{"-q", "--btf_base", baseBTF, "--btf_encode_detached", filepath.Join(dir, "m.btf"), mod}, "", moduleGCPercent},
+		{"module with GOGC", []string{"-q", "--btf_base", baseBTF, "--btf_encode_detached", filepath.Join(dir, "m.btf"), mod}, "100", 100},
+	} {
+		if c.env != "" {
+			os.Setenv("GOGC", c.env)
+		} else {
+			os.Unsetenv("GOGC")
+		}
+		debug.SetGCPercent(100)
+		if code := runEncode("", c.args); code != 0 {
+			t.Fatalf("%s: exit %d", c.name, code)
+		}
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("%s: GC percent %d, want %d", c.name, got, c.want)
+		}
+	}
 }

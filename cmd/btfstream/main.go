@@ -178,20 +178,6 @@ func loadSound(path string, base *btf.Spec) (*btf.Spec, error) {
 	return s, nil
 }
 
-// loadValid loads path's BTF over base and checks it with the kernel
-// verifier's rules too (btf.Spec.Validate), as the encoder does for its
-// --btf_base: the encoder's output must load into the kernel.
-func loadValid(path string, base *btf.Spec) (*btf.Spec, error) {
-	s, err := elffile.LoadBTF(path, base)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
-
 // loadRaw loads path's BTF over base without validating it ("" gives nil).
 func loadRaw(path string, base *btf.Spec) (*btf.Spec, error) {
 	if path == "" {

@@ -2,11 +2,15 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/elffile"
 )
 
 // TestMain lets tests run the command in a child process: the test binary
@@ -41,4 +45,18 @@ func startSelf(cmd *exec.Cmd) error {
 	again.Env, again.Stdin, again.Stdout, again.Stderr = cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr
 	*cmd = *again
 	return cmd.Start()
+}
+
+// loadValid loads path's BTF over base and checks it with the kernel
+// verifier's rules too (btf.Spec.Validate, the base included): what tests
+// ask of the encoder's output.
+func loadValid(path string, base *btf.Spec) (*btf.Spec, error) {
+	s, err := elffile.LoadBTF(path, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
 }
