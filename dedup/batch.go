@@ -18,9 +18,12 @@ type batchState struct {
 	ts strView  // the table's (and base's) strings
 	bv *strView // &bs, or &ts when the batch shares the table's strings
 
-	// The batch's types: those of src if set, else copied in here. Edges
-	// >= t0 are batch ids.
-	src   *btf.Spec
+	// The table's and the base's types as the batch began, read in place
+	// by nodeOf (the table grows only in commit).
+	tv, basev typesView
+
+	// The batch's types: copied in here, or borrowed (a Spec's or a
+	// Prepared's, read in place). Edges >= t0 are batch ids.
 	types []btf.Type
 	at    []uint32 // at[i]: index in words of type i's extra words; n+1 entries
 	words []uint32
@@ -103,13 +106,17 @@ func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batc
 		d.unshare()
 	}
 	st.unborrow()
-	st.t0, st.n, st.src = t0, 0, nil
+	st.t0, st.n = t0, 0
 	st.fwdOK = !d.mergeAll
 	st.fwdNew, st.fwdAdded = st.fwdNew[:0], st.fwdAdded[:0]
 	st.pm.reset()
 	st.stamp = 1 // new pairs have mark 0
 	st.fwdTarget, st.kept = nil, nil
 	st.btwin, st.twins = nil, len(d.twin) > 0
+	st.tv, st.basev = typesOf(d.table), typesView{}
+	if d.base != nil {
+		st.basev = typesOf(d.base)
+	}
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
@@ -153,12 +160,16 @@ type ownBuffers struct {
 }
 
 // borrow makes p's types (ids from batchBase) the batch's, read in place.
-func (st *batchState) borrow(p *Prepared) {
+func (st *batchState) borrow(p *Prepared) { st.borrowTypes(p.types, p.at, p.words) }
+
+// borrowTypes makes types (words[at[i]:at[i+1]] are type i's words) the
+// batch's, read in place.
+func (st *batchState) borrowTypes(types []btf.Type, at, words []uint32) {
 	if !st.borrowed {
 		st.own.types, st.own.words, st.own.at = st.types, st.words, st.at
 		st.borrowed = true
 	}
-	st.types, st.words, st.at = p.types, p.words, p.at
+	st.types, st.words, st.at = types, words, at
 }
 
 // borrowHashes makes p's hashes the batch's (after ready), read in place.
@@ -193,12 +204,9 @@ func (st *batchState) add(t btf.Type, w []uint32) []uint32 {
 	return st.words[k:]
 }
 
-// ready sizes the per-type state for the types added (or those of src).
+// ready sizes the per-type state for the types added or borrowed.
 func (st *batchState) ready() {
 	n := len(st.types)
-	if st.src != nil {
-		n = st.src.Len()
-	}
 	st.n = n
 	st.res = fill(st.res, n, none)
 	st.aux = fill(st.aux, n, none)
@@ -216,7 +224,7 @@ func (st *batchState) ready() {
 // next id, or the base) the batch; they are read in place.
 func (d *Incremental) loadSpec(s *btf.Spec) *batchState {
 	st := d.batch(uint32(s.FirstID()), s.Strings())
-	st.src = s
+	st.borrowTypes(s.Raw())
 	st.ready()
 	return st
 }
@@ -239,10 +247,6 @@ func resize[T any](s []T, n int) []T {
 
 // typ returns batch type i.
 func (st *batchState) typ(i uint32) (btf.Type, []uint32) {
-	if st.src != nil {
-		id := btf.TypeID(st.t0 + i)
-		return st.src.Type(id), st.src.Extra(id)
-	}
 	return st.types[i], st.words[st.at[i]:st.at[i+1]]
 }
 
@@ -254,11 +258,36 @@ func (st *batchState) kind(i uint32) btf.Kind {
 // nodeOf returns a view of any id: existing ids through the table, batch
 // ids through the batch.
 func (st *batchState) nodeOf(id uint32) node {
-	if id < st.t0 {
-		return node{st.d.table.Type(btf.TypeID(id)), st.d.table.Extra(btf.TypeID(id)), &st.ts}
+	if id >= st.t0 {
+		t, w := st.typ(id - st.t0)
+		return node{t, w, st.bv}
 	}
-	t, w := st.typ(id - st.t0)
+	if i := id - st.tv.first; i < uint32(len(st.tv.types)) {
+		return node{st.tv.types[i], st.tv.words[st.tv.at[i]:st.tv.at[i+1]], &st.ts}
+	}
+	if i := id - st.basev.first; i < uint32(len(st.basev.types)) {
+		return node{st.basev.types[i], st.basev.words[st.basev.at[i]:st.basev.at[i+1]], &st.ts}
+	}
+	return node{st.d.table.Type(btf.TypeID(id)), st.d.table.Extra(btf.TypeID(id)), &st.ts}
+}
+
+// bnode returns a view of batch type i.
+func (st *batchState) bnode(i uint32) node {
+	t, w := st.typ(i)
 	return node{t, w, st.bv}
+}
+
+// typesView is a Spec's local types, read in place: id first+i is
+// types[i], with words[at[i]:at[i+1]].
+type typesView struct {
+	first     uint32
+	types     []btf.Type
+	at, words []uint32
+}
+
+func typesOf(s *btf.Spec) typesView {
+	types, at, words := s.Raw()
+	return typesView{uint32(s.FirstID()), types, at, words}
 }
 
 // resolve returns the class of id, or none for an unresolved batch type.
@@ -446,7 +475,7 @@ func (st *batchState) tryCandidates(v uint32) {
 }
 
 func (st *batchState) selfLoop(v uint32) bool {
-	n := st.nodeOf(st.t0 + v)
+	n := st.bnode(v)
 	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 		if refAt(n.t, n.w, j) == st.t0+v {
 			return true
@@ -459,7 +488,7 @@ func (st *batchState) selfLoop(v uint32) bool {
 // cycle: its edges are resolved, so a hash lookup and a direct comparison
 // decide.
 func (st *batchState) resolveSingle(v uint32) {
-	n := st.nodeOf(st.t0 + v)
+	n := st.bnode(v)
 	if st.d.neverMerged(n.t.Kind()) {
 		st.newClass(v, false)
 		return
@@ -495,7 +524,7 @@ func (st *batchState) resolveSingle(v uint32) {
 // fwdResolved gives a forward declaration whose class is already resolved
 // to a complete type that type as its class, as libbpf maps a resolved FWD.
 func (st *batchState) fwdResolved(v uint32) {
-	if st.fwdOK && (len(st.d.fwdTo) > 0 || st.rec != nil) && isFwd(st.nodeOf(st.t0+v)) {
+	if st.fwdOK && (len(st.d.fwdTo) > 0 || st.rec != nil) && isFwd(st.bnode(v)) {
 		if s, ok := st.fwdOf(st.res[v]); ok {
 			st.res[v] = st.classOr(s)
 		}

@@ -8,7 +8,7 @@ package dedup
 // hashSingle computes the label hash, tag, finiteness and hash of a type
 // outside any cycle, whose edges lead to hashed types.
 func (st *batchState) hashSingle(v uint32) {
-	n := st.nodeOf(st.t0 + v)
+	n := st.bnode(v)
 	lh := labelHash(n)
 	h, tag, fin := lh, lh, true
 	k := numRefs(n.t, n.w)
@@ -39,7 +39,7 @@ func (st *batchState) hashSingle(v uint32) {
 // 0 unvisited, 1 on the stack, 2 done.
 func (st *batchState) hashComponent(members []uint32) {
 	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
+		n := st.bnode(m)
 		st.low[m] = 0
 		if key, cut := cutKey(n); cut {
 			st.btag[m], st.blh[m], st.fin[m] = key, key, true
@@ -61,7 +61,7 @@ func (st *batchState) hashComponent(members []uint32) {
 		for len(stack) > 0 {
 			top := len(stack) - 1
 			m := stack[top]
-			n := st.nodeOf(st.t0 + m)
+			n := st.bnode(m)
 			if j := int(pos[top]); j < numRefs(n.t, n.w) {
 				pos[top]++
 				c := refAt(n.t, n.w, j)
@@ -101,7 +101,7 @@ func (st *batchState) hashComponent(members []uint32) {
 		if st.fin[m] {
 			continue
 		}
-		n := st.nodeOf(st.t0 + m)
+		n := st.bnode(m)
 		tag := st.blh[m]
 		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
@@ -109,7 +109,7 @@ func (st *batchState) hashComponent(members []uint32) {
 		st.btag[m] = finalize(tag)
 	}
 	for _, m := range members {
-		n := st.nodeOf(st.t0 + m)
+		n := st.bnode(m)
 		// blh is the label hash computed above, except for cut points,
 		// whose blh is their key, as is their tag (for any other member
 		// blh == btag is a hash collision, and recomputing is still right).

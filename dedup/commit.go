@@ -96,7 +96,8 @@ func (st *batchState) commitBase() {
 // id to remap (len n).
 func (st *batchState) commit(remap []btf.TypeID) {
 	d := st.d
-	first := uint32(d.table.NextID()) // of the new classes
+	st.tv, st.basev = typesView{}, typesView{} // the table grows: not read in place from here
+	first := uint32(d.table.NextID())          // of the new classes
 	order := st.number(remap, false)
 	ref := func(c uint32) uint32 {
 		if c < st.t0 {

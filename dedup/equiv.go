@@ -251,7 +251,7 @@ func (st *batchState) fwdPair(a, b uint32, na, nb node) uint8 {
 	ca, fa := fwdRank(na)
 	cb, fb := fwdRank(nb)
 	if ca != cb || ca == 0xff || na.t.NameOff == 0 || nb.t.NameOff == 0 ||
-		!strEq(na, nb, uint32(na.t.NameOff), uint32(nb.t.NameOff)) {
+		!strEq(na.s, nb.s, uint32(na.t.NameOff), uint32(nb.t.NameOff)) {
 		return pairFail
 	}
 	if fa && fb && ca != fwdEnum && na.t.Info != nb.t.Info {

@@ -8,7 +8,7 @@ import "github.com/btfstream/btfstream/btf"
 // exact gives v the class whose label and resolved edges equal v's, if
 // there is one (this batch's classes first, then the table's).
 func (st *batchState) exact(v uint32) bool {
-	n := st.nodeOf(st.t0 + v)
+	n := st.bnode(v)
 	k := numRefs(n.t, n.w)
 	same := func(c uint32) bool {
 		cn := st.nodeOf(c)

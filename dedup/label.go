@@ -40,42 +40,53 @@ var shapes = [btf.MaxKind + 1]wordShape{
 	btf.KindDeclTag:   {1, [3]uint8{wNum}},
 }
 
+// refShape says where a kind's edges are: the header's type first if
+// hasType, then words first, first+stride, ..., fixed of them or, if
+// fixed is 0, vlen of them (ForEachRef order).
+type refShape struct {
+	hasType       bool
+	fixed         uint8
+	first, stride uint8
+}
+
+var refShapes = func() (r [128]refShape) {
+	for k := btf.Kind(0); k <= btf.MaxKind; k++ {
+		r[k].hasType = k.HasType()
+	}
+	r[btf.KindArray] = refShape{fixed: 2, first: 0, stride: 1}
+	r[btf.KindStruct] = refShape{first: 1, stride: 3}
+	r[btf.KindUnion] = refShape{first: 1, stride: 3}
+	r[btf.KindFuncProto] = refShape{hasType: true, first: 1, stride: 2}
+	r[btf.KindDatasec] = refShape{first: 0, stride: 3}
+	return r
+}()
+
 // numRefs returns how many edges a type has (ForEachRef order).
 func numRefs(t btf.Type, w []uint32) int {
-	k := t.Kind()
-	n := 0
-	if k.HasType() {
-		n = 1
+	s := &refShapes[t.Kind()&0x7f]
+	n := int(s.fixed)
+	if s.stride != 0 && n == 0 {
+		n = int(t.Vlen())
 	}
-	switch k {
-	case btf.KindArray:
-		n += 2
-	case btf.KindStruct, btf.KindUnion, btf.KindFuncProto, btf.KindDatasec:
-		n += int(t.Vlen())
+	if s.hasType {
+		n++
 	}
 	return n
 }
 
 // refAt returns edge j of a type, in ForEachRef order.
 func refAt(t btf.Type, w []uint32, j int) uint32 {
-	k := t.Kind()
-	if k.HasType() {
+	s := &refShapes[t.Kind()&0x7f]
+	if s.hasType {
 		if j == 0 {
 			return t.SizeOrType
 		}
 		j--
 	}
-	switch k {
-	case btf.KindArray:
-		return w[j]
-	case btf.KindStruct, btf.KindUnion:
-		return w[3*j+1]
-	case btf.KindFuncProto:
-		return w[2*j+1]
-	case btf.KindDatasec:
-		return w[3*j]
+	if s.stride == 0 {
+		return 0
 	}
-	return 0
+	return w[int(s.first)+int(s.stride)*j]
 }
 
 // strView resolves string offsets of one side of a comparison. It reads a
@@ -147,17 +158,25 @@ func finalize(h uint64) uint64 {
 // tail returns the section bytes from off on (its string and what follows),
 // or nil for an invalid offset.
 func (v *strView) tail(off uint32) []byte {
-	if off < v.baseLn {
-		if v.bdata != nil {
-			return v.bdata[off:]
-		}
-		return v.bytes(off) // base with its own base: take the safe path
+	// o wraps around for an offset in the base, past any local offset.
+	if o := uint(off) - uint(v.baseLn); o < uint(len(v.local)) {
+		return v.local[o:]
 	}
-	o := off - v.baseLn
-	if o >= uint32(len(v.local)) {
+	return v.tailElse(off)
+}
+
+// tailElse is tail for an offset in the base, or invalid (not inlined,
+// so that tail is).
+//
+//go:noinline
+func (v *strView) tailElse(off uint32) []byte {
+	switch {
+	case off >= v.baseLn:
 		return nil
+	case v.bdata != nil:
+		return v.bdata[off:]
 	}
-	return v.local[o:]
+	return v.bytes(off) // base with its own base: take the safe path
 }
 
 // cstrHash hashes the NUL-terminated string at the start of b (a slice's
@@ -240,12 +259,30 @@ func labelHash(n node) uint64 {
 		h = mix(h, uint64(t.SizeOrType))
 	}
 	h = mix(h, cstrHash(n.s.tail(uint32(t.NameOff))))
+	w := n.w
+	switch k { // the common shapes, word by word as below
+	case btf.KindStruct, btf.KindUnion: // name, type, offset
+		for i := 0; i+2 < len(w); i += 3 {
+			h = mix(mix(h, cstrHash(n.s.tail(w[i]))), uint64(w[i+2]))
+		}
+		return finalize(h)
+	case btf.KindFuncProto: // name, type
+		for i := 0; i+1 < len(w); i += 2 {
+			h = mix(h, cstrHash(n.s.tail(w[i])))
+		}
+		return finalize(h)
+	case btf.KindEnum: // name, value
+		for i := 0; i+1 < len(w); i += 2 {
+			h = mix(mix(h, cstrHash(n.s.tail(w[i]))), uint64(w[i+1]))
+		}
+		return finalize(h)
+	}
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return finalize(h)
 	}
 	p := 0
-	for _, x := range n.w {
+	for _, x := range w {
 		switch sh.class[p] {
 		case wNum:
 			h = mix(h, uint64(x))
@@ -262,11 +299,12 @@ func labelHash(n node) uint64 {
 
 // strEq compares strings by content: offset 0, another offset of an empty
 // string and an invalid offset all read as "", as they are written out.
-func strEq(a, b node, x, y uint32) bool {
-	if x == y && (a.s == b.s || (x < a.s.shared && x < b.s.shared)) {
+// x is read through as, y through bs.
+func strEq(as, bs *strView, x, y uint32) bool {
+	if x == y && (as == bs || (x < as.shared && x < bs.shared)) {
 		return true
 	}
-	return cstrEq(a.s.tail(x), b.s.tail(y))
+	return cstrEq(as.tail(x), bs.tail(y))
 }
 
 // labelEq reports whether two types have equal labels (edges ignored).
@@ -278,23 +316,40 @@ func labelEq(a, b node) bool {
 	if !k.HasType() && a.t.SizeOrType != b.t.SizeOrType {
 		return false
 	}
-	if !strEq(a, b, uint32(a.t.NameOff), uint32(b.t.NameOff)) {
+	if !strEq(a.s, b.s, uint32(a.t.NameOff), uint32(b.t.NameOff)) {
 		return false
+	}
+	aw, bw := a.w, b.w[:len(a.w)]
+	switch k { // the common shapes, as below
+	case btf.KindStruct, btf.KindUnion: // name, type, offset
+		for i := 0; i+2 < len(aw); i += 3 {
+			if aw[i+2] != bw[i+2] || !strEq(a.s, b.s, aw[i], bw[i]) {
+				return false
+			}
+		}
+		return true
+	case btf.KindFuncProto: // name, type
+		for i := 0; i+1 < len(aw); i += 2 {
+			if !strEq(a.s, b.s, aw[i], bw[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	sh := shapes[k]
 	if sh.stride == 0 {
 		return true
 	}
 	p := 0
-	for i, x := range a.w {
-		y := b.w[i]
+	for i, x := range aw {
+		y := bw[i]
 		switch sh.class[p] {
 		case wNum:
 			if x != y {
 				return false
 			}
 		case wStr:
-			if !strEq(a, b, x, y) {
+			if !strEq(a.s, b.s, x, y) {
 				return false
 			}
 		}

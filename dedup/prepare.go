@@ -143,32 +143,30 @@ func (p *Prepared) Restore() {
 // in place, if every edge is below end; it reports whether they were (and
 // then changed nothing).
 func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
-	k := t.Kind()
-	hasType := k.HasType() && t.SizeOrType != 0
+	s := &refShapes[t.Kind()&0x7f]
+	hasType := s.hasType && t.SizeOrType != 0
 	if hasType && t.SizeOrType >= end {
 		return false
 	}
-	sh := shapes[k]
-	refs := k == btf.KindArray || k == btf.KindStruct || k == btf.KindUnion || k == btf.KindDatasec || k == btf.KindFuncProto
-	if refs {
-		for i := 0; i < len(w); i += int(sh.stride) {
-			for c := 0; c < int(sh.stride); c++ {
-				if sh.class[c] == wRef && w[i+c] >= end && w[i+c] != 0 {
-					return false
-				}
-			}
+	n := 0 // edges in w, at first, first+stride, ...
+	if s.stride != 0 {
+		n = int(s.fixed)
+		if n == 0 {
+			n = int(t.Vlen())
+		}
+	}
+	first, stride := int(s.first), int(s.stride)
+	for i, p := 0, first; i < n; i, p = i+1, p+stride {
+		if w[p] >= end && w[p] != 0 {
+			return false
 		}
 	}
 	if hasType {
 		t.SizeOrType += shift
 	}
-	if refs {
-		for i := 0; i < len(w); i += int(sh.stride) {
-			for c := 0; c < int(sh.stride); c++ {
-				if sh.class[c] == wRef && w[i+c] != 0 {
-					w[i+c] += shift
-				}
-			}
+	for i, p := 0, first; i < n; i, p = i+1, p+stride {
+		if w[p] != 0 {
+			w[p] += shift
 		}
 	}
 	return true

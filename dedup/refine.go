@@ -37,11 +37,11 @@ func (st *batchState) refine(r []uint32) {
 	// edges into r are compared in the rounds.
 	nblk := uint32(0)
 	for k, v := range r {
-		vn := st.nodeOf(st.t0 + v)
+		vn := st.bnode(v)
 		h := st.bhash[v]
 		found := false
 		for e := heads.find(h, rh, 1); e != 0; e = nxt[e-1] {
-			un := st.nodeOf(st.t0 + r[e-1])
+			un := st.bnode(r[e-1])
 			if !labelEq(vn, un) {
 				continue
 			}
@@ -72,7 +72,7 @@ func (st *batchState) refine(r []uint32) {
 		heads.reset(len(r))
 		count := uint32(0)
 		for k, v := range r {
-			vn := st.nodeOf(st.t0 + v)
+			vn := st.bnode(v)
 			nr := numRefs(vn.t, vn.w)
 			h := uint64(blk[k])
 			for j := 0; j < nr; j++ {
@@ -87,7 +87,7 @@ func (st *batchState) refine(r []uint32) {
 				if blk[u] != blk[k] {
 					continue
 				}
-				un := st.nodeOf(st.t0 + r[u])
+				un := st.bnode(r[u])
 				eq := true
 				for j := 0; j < nr && eq; j++ {
 					a := refAt(vn.t, vn.w, j)

@@ -37,6 +37,7 @@ func main() {
 	lag := flag.Int("lag", 0, "units between a batch's resolving against the table and its Add (-1: no resolving)")
 	prof := flag.String("cpuprofile", "", "profile of the merges here")
 	wprof := flag.String("workprofile", "", "profile of the workers' share (decode, encode, prepare) here")
+	flag.IntVar(&maxUnits, "units", 0, "keep only the first N units (0: all), e.g. to run under valgrind")
 	flag.Parse()
 	if err := run(flag.Arg(0), *reps, *lag, *prof, *wprof); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -50,6 +51,8 @@ func cpu() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+var maxUnits int
 
 type unit struct {
 	b *encode.Batch
@@ -106,7 +109,7 @@ func run(path string, reps, lag int, prof, wprof string) error {
 		if err != nil {
 			return err
 		}
-		if cu == nil {
+		if cu == nil || maxUnits > 0 && len(units) == maxUnits {
 			break
 		}
 		t = cpu()
@@ -173,6 +176,7 @@ func run(path string, reps, lag int, prof, wprof string) error {
 			rp := m.NewPreparer()
 			resolve := func(i int) error {
 				if i < len(units) {
+					units[i].p.Restore() // an earlier repetition's Prepare moved the edges
 					t := cpu()
 					_, err := rp.Prepare(units[i].b, units[i].p)
 					tResolve += cpu() - t

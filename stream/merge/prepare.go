@@ -61,6 +61,14 @@ func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) 
 	return pr, nil
 }
 
+// Restore moves the batch's edges back (dedup.Prepared.Restore), so that
+// it can be read, or prepared again, as it was before Prepare.
+func (pr *Prepared) Restore() {
+	if pr.p != nil {
+		pr.p.Restore()
+	}
+}
+
 // indexFits reports whether b's arrays may keep the unit's own index int:
 // it is the index type (no earlier unit provided one), or it is equal to
 // the one an earlier unit provided (an INT with the same name, size and
