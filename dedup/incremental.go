@@ -80,6 +80,8 @@ type Incremental struct {
 	pure bool
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
+	// baseHashed: indexBase only hashed the base (it has no duplicates).
+	baseHashed bool
 	done     bool
 
 	// rebuildChunk is the chunk size of Finish's rebuilds (0: chunkTypes;
@@ -89,6 +91,10 @@ type Incremental struct {
 
 	newStore func() RecordStore // SetStore; nil: none
 }
+
+// baseFullRun makes indexBase deduplicate every base as a batch (tests
+// compare it with hashBase).
+var baseFullRun = false
 
 // voidTag is what a reference to void (id 0) contributes to a hash.
 const voidTag = 0x766f6964766f6964
@@ -181,6 +187,8 @@ func checkRefs(s *btf.Spec) error {
 // indexBase computes hashes, tags and the index for the base's types,
 // which are already deduplicated; duplicates inside the base (a base
 // deduplicated less completely) map to their first occurrence via canon.
+// Without duplicates (hashBase proves there are none) the base is only
+// hashed; with them, it is deduplicated as a batch.
 func (d *Incremental) indexBase() error {
 	if err := checkRefs(d.base); err != nil {
 		return err
@@ -198,6 +206,13 @@ func (d *Incremental) indexBase() error {
 	d.lh = append(make([]uint64, 0, c), d.lh...)[:1+n]
 	d.fin = append(make([]bool, 0, c), d.fin...)[:1+n]
 	d.next = append(make([]uint32, 0, c), d.next...)
+	d.index.reset(n)
+	if !baseFullRun && d.hashBase() {
+		d.baseHashed = true
+		return nil
+	}
+	// Two base types may be equivalent: the full run finds out.
+	d.next = d.next[:1]
 	d.st = &batchState{d: d,
 		res: make([]uint32, n), aux: make([]uint32, n), idx: make([]uint32, n), low: make([]uint32, n), bnext: make([]uint32, n),
 		bhash: d.hash[1:], btag: d.tag[1:], blh: d.lh[1:], fin: d.fin[1:]}
