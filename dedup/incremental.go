@@ -82,7 +82,7 @@ type Incremental struct {
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
 	// baseHashed: indexBase only hashed the base (it has no duplicates).
 	baseHashed bool
-	done     bool
+	done       bool
 
 	// rebuildChunk is the chunk size of Finish's rebuilds (0: chunkTypes;
 	// tests vary it); rebuilds counts them.
