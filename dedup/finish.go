@@ -228,7 +228,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 			}
 		}
 	}
-	enums := planEnums(d.base, first, d.table.Strings(), specSource(d.table))
+	enums := planEnums(d.base, first, d.table.Strings(), func() Source { return specSource(d.table) })
 	for k, v := range enums.to {
 		if _, done := d.fwdTo[k]; k < first && !done {
 			if d.fwdTo == nil {
