@@ -50,7 +50,7 @@ func TestHashBaseMatchesFullRun(t *testing.T) {
 			}
 			if !slices.Equal(got.hash, want.hash) || !slices.Equal(got.tag, want.tag) || !slices.Equal(got.lh, want.lh) ||
 				!slices.Equal(got.fin, want.fin) || !slices.Equal(got.next, want.next) ||
-				!slices.Equal(got.index.slots, want.index.slots) || !slices.Equal(got.canon, want.canon) {
+				!slices.Equal(got.baseIndex.slots, want.baseIndex.slots) || !slices.Equal(got.canon, want.canon) {
 				t.Fatalf("input %d (%d types, duplicates %v): hashBase's state differs from the full run's", i, base.Len(), want.canon != nil)
 			}
 		}

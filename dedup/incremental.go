@@ -44,8 +44,11 @@ type Incremental struct {
 	lh    []uint64 // by id: label hash
 	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
 	next  []uint32 // by id: next older id with the same hash, 0 ends
-	index hindex   // newest id by hash
-	canon []uint32 // by base id: class representative; nil when the base has no duplicates
+	index hindex   // newest table id by hash
+	// baseIndex: newest base id by hash (split mode; the oldest table id
+	// of a hash links to its head).
+	baseIndex hindex
+	canon     []uint32 // by base id: class representative; nil when the base has no duplicates
 
 	// shared: the table's string offsets point into a string table it
 	// shares with its batches (adopted from the first batch) instead of
@@ -64,10 +67,10 @@ type Incremental struct {
 
 	stats walkStats // work of the equivalence checks so far
 
-	// Split mode: base STRUCTs and UNIONs by aggKey (adjustBase), and
-	// the table ids of classes kept apart from the base.
+	// Split mode: base STRUCTs and UNIONs by label signature (adjustBase,
+	// resolveFwds), and the table ids of classes kept apart from the base.
 	agg     hindex
-	aggKey  []uint64
+	aggSig  []uint64
 	aggID   []uint32
 	aggNext []uint32
 	kept    map[uint32]bool
@@ -209,6 +212,7 @@ func (d *Incremental) indexBase() error {
 	d.index.reset(n)
 	if !baseFullRun && d.hashBase() {
 		d.baseHashed = true
+		d.splitIndex()
 		return nil
 	}
 	// Two base types may be equivalent: the full run finds out.
@@ -222,7 +226,25 @@ func (d *Incremental) indexBase() error {
 	st.run()
 	st.commitBase()
 	d.st = nil // sized for the whole base; batches are smaller
+	d.splitIndex()
 	return nil
+}
+
+// splitIndex makes the index of the base's types (just built) baseIndex,
+// and index that of the table's, empty: the base's never changes, and
+// Finish's rebuilds then only empty the table's.
+func (d *Incremental) splitIndex() {
+	d.baseIndex, d.index = d.index, hindex{}
+	d.index.reset(0)
+}
+
+// chain returns the newest id of hash h, table or base, or 0; d.next
+// links it to the older ones (a table type's to the base's).
+func (d *Incremental) chain(h uint64) uint32 {
+	if c := d.index.find(h, d.hash, 0); c != 0 || d.baseIndex.slots == nil {
+		return c
+	}
+	return d.baseIndex.find(h, d.hash, 0)
 }
 
 // canonEx returns the canonical id of an existing (base or table) id.
@@ -285,6 +307,9 @@ func (d *Incremental) link(indexed bool) {
 	var nx uint32
 	if indexed {
 		nx = d.index.put(d.hash[id], id, d.hash, 0)
+		if nx == 0 && d.baseIndex.slots != nil {
+			nx = d.baseIndex.find(d.hash[id], d.hash, 0)
+		}
 	}
 	d.next = append(d.next, nx)
 }
