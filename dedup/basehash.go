@@ -35,12 +35,17 @@ func (d *Incremental) hashBase() bool {
 	base := d.base
 	n := base.Len()
 	v := viewOf(base.Strings())
+	// Base ids are 1 to n: type id is types[id-1], read in place.
+	types, at, words := base.Raw()
+	typ := func(id uint32) (btf.Type, []uint32) {
+		return types[id-1], words[at[id-1]:at[id]:at[id]]
+	}
 	state := make([]uint8, 1+n)
 	state[0] = hbDone
 	// Label hashes; cut points get their key as tag (kept apart until the
 	// hashes are done, which mix the label hash).
 	for id := 1; id <= n; id++ {
-		t, w := base.Type(btf.TypeID(id)), base.Extra(btf.TypeID(id))
+		t, w := typ(uint32(id))
 		nd := node{t, w, &v}
 		d.lh[id] = labelHash(nd)
 		if key, cut := cutKey(nd); cut {
@@ -65,7 +70,7 @@ func (d *Incremental) hashBase() bool {
 		for len(stack) > 0 {
 			top := len(stack) - 1
 			x := stack[top]
-			t, w := base.Type(btf.TypeID(x)), base.Extra(btf.TypeID(x))
+			t, w := typ(x)
 			if j := int(pos[top]); j < numRefs(t, w) {
 				pos[top]++
 				c := refAt(t, w, j)
@@ -99,27 +104,31 @@ func (d *Incremental) hashBase() bool {
 			}
 		}
 	}
-	// Structural hashes; then cut points sign with their key.
+	// Structural hashes, and the index in id order as commitBase links it
+	// (a type whose hash an older one has may be its duplicate); then cut
+	// points sign with their key.
+	var shared []uint32
 	for id := 1; id <= n; id++ {
-		t, w := base.Type(btf.TypeID(id)), base.Extra(btf.TypeID(id))
-		h := d.lh[id]
-		for j, k := 0, numRefs(t, w); j < k; j++ {
-			h = mix(h, d.tag[refAt(t, w, j)])
+		t, w := typ(uint32(id))
+		var h uint64
+		if state[id] != hbCut && d.fin[id] {
+			h = d.tag[id] // the same sum (Merkle tag)
+		} else {
+			h = d.lh[id]
+			for j, k := 0, numRefs(t, w); j < k; j++ {
+				h = mix(h, d.tag[refAt(t, w, j)])
+			}
+			h = finalize(h)
 		}
-		d.hash[id] = finalize(h)
+		d.hash[id] = h
 		if state[id] == hbCut {
 			d.lh[id] = d.tag[id]
 		}
-	}
-	// The index, in id order as commitBase links it; a type whose hash an
-	// older one has may be its duplicate.
-	var shared []uint32
-	for id := 1; id <= n; id++ {
-		if d.neverMerged(base.Type(btf.TypeID(id)).Kind()) {
+		if d.neverMerged(t.Kind()) {
 			d.next = append(d.next, 0)
 			continue
 		}
-		p := d.index.put(d.hash[id], uint32(id), d.hash, 0)
+		p := d.index.put(h, uint32(id), d.hash, 0)
 		d.next = append(d.next, p)
 		if p != 0 {
 			shared = append(shared, uint32(id))
