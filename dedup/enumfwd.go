@@ -177,8 +177,9 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 		ls := localLookups(src(), view, primKey)
 		ends := make(map[string]int) // name -> base insertions when its chain was last appended to
 		ins := 0
+		types, _, _ := base.Raw() // a base's ids are 1 to len(types)
 		for id := btf.TypeID(1); id < base.NextID(); id++ {
-			t := base.Type(id)
+			t := types[id-1]
 			k := t.Kind()
 			if k != btf.KindVar && k != btf.KindDatasec {
 				ins++
