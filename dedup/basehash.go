@@ -18,6 +18,8 @@ import "github.com/btfstream/btfstream/btf"
 // no two types of one hash are bisimilar (baseBisimilar), the base has no
 // duplicates, every type represents itself (canon stays nil), and the
 // state is the full run's. Otherwise indexBase falls back to that run.
+// Every edge is read once on the way, so hashBase also checks that each
+// names a base type (checkRefs), which a batch run does first.
 
 // Per-type states of hashBase's search.
 const (
@@ -30,8 +32,9 @@ const (
 // hashBase fills d.hash, d.tag, d.lh, d.fin (sized 1+n, void's entries
 // set) and the index with its chain links for the base's n types. It
 // reports false, with the index in an unspecified state, if two base types
-// may be equivalent: indexBase then runs the full batch.
-func (d *Incremental) hashBase() bool {
+// may be equivalent: indexBase then runs the full batch. An edge to no
+// type is checkRefs' error.
+func (d *Incremental) hashBase() (bool, error) {
 	base := d.base
 	n := base.Len()
 	v := viewOf(base.Strings())
@@ -74,6 +77,9 @@ func (d *Incremental) hashBase() bool {
 			if j := int(pos[top]); j < numRefs(t, w) {
 				pos[top]++
 				c := refAt(t, w, j)
+				if c > uint32(n) {
+					return false, checkRefs(base)
+				}
 				switch state[c] {
 				case hbNew:
 					state[c], d.fin[c] = hbOpen, true
@@ -116,7 +122,11 @@ func (d *Incremental) hashBase() bool {
 		} else {
 			h = d.lh[id]
 			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, d.tag[refAt(t, w, j)])
+				c := refAt(t, w, j)
+				if c > uint32(n) { // a cut point's edges are read here only
+					return false, checkRefs(base)
+				}
+				h = mix(h, d.tag[c])
 			}
 			h = finalize(h)
 		}
@@ -135,17 +145,17 @@ func (d *Incremental) hashBase() bool {
 		}
 	}
 	if len(shared) == 0 {
-		return true
+		return true, nil
 	}
 	seen := make(map[uint64]bool)
 	for _, x := range shared {
 		for c := d.next[x]; c != 0; c = d.next[c] {
 			if d.baseBisimilar(x, c, &v, seen) {
-				return false
+				return false, nil
 			}
 		}
 	}
-	return true
+	return true, nil
 }
 
 // baseBisimilar reports whether base types a and b are equivalent as the

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"errors"
 	"math/rand"
 	"slices"
 	"testing"
@@ -58,5 +59,26 @@ func TestHashBaseMatchesFullRun(t *testing.T) {
 	t.Logf("%d bases without duplicates (%d with hashes shared by types that are not equivalent), %d with", fast, shared, dups)
 	if fast == 0 || dups == 0 || shared == 0 {
 		t.Fatalf("the inputs do not cover both ways and shared hashes: %d without, %d with duplicates, %d sharing", fast, dups, shared)
+	}
+}
+
+// TestHashBaseBadEdge: an edge of a base type that names no type is
+// checkRefs' error, whether the search (a PTR) or the hash pass (a
+// struct's member) reads it.
+func TestHashBaseBadEdge(t *testing.T) {
+	for _, kind := range []btf.Kind{btf.KindPtr, btf.KindStruct} {
+		base := btf.NewSpec()
+		i := base.Add(btf.Type{NameOff: base.Strings().Add("int"), Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}, 32)
+		if kind == btf.KindPtr {
+			base.Add(btf.Type{Info: btf.MakeInfo(btf.KindPtr, 0, false), SizeOrType: 7})
+		} else {
+			base.Add(btf.Type{NameOff: base.Strings().Add("s"), Info: btf.MakeInfo(btf.KindStruct, 2, false), SizeOrType: 8},
+				uint32(base.Strings().Add("a")), uint32(i), 0, uint32(base.Strings().Add("b")), 9, 32)
+		}
+		_, err := NewIncremental(base)
+		var fe *btf.FormatError
+		if !errors.As(err, &fe) || fe.ID != 2 {
+			t.Errorf("%v: got %v, want checkRefs' error for [2]", kind, err)
+		}
 	}
 }

@@ -193,9 +193,6 @@ func checkRefs(s *btf.Spec) error {
 // Without duplicates (hashBase proves there are none) the base is only
 // hashed; with them, it is deduplicated as a batch.
 func (d *Incremental) indexBase() error {
-	if err := checkRefs(d.base); err != nil {
-		return err
-	}
 	// The base's working state and per-id arrays are sized exactly (resize
 	// and grow would add a quarter): 108k types on a vmlinux, set up once
 	// per module, where they are most of what a small module allocates.
@@ -210,10 +207,18 @@ func (d *Incremental) indexBase() error {
 	d.fin = append(make([]bool, 0, c), d.fin...)[:1+n]
 	d.next = append(make([]uint32, 0, c), d.next...)
 	d.index.reset(n)
-	if !baseFullRun && d.hashBase() {
-		d.baseHashed = true
-		d.splitIndex()
-		return nil
+	if !baseFullRun {
+		ok, err := d.hashBase()
+		if err != nil {
+			return err
+		}
+		if ok {
+			d.baseHashed = true
+			d.splitIndex()
+			return nil
+		}
+	} else if err := checkRefs(d.base); err != nil {
+		return err
 	}
 	// Two base types may be equivalent: the full run finds out.
 	d.next = d.next[:1]
