@@ -15,7 +15,8 @@ import "github.com/btfstream/btfstream/btf"
 // kept for it. This is libbpf's hypot_adjust_canon, in libbpf's order.
 // The checks compare labels only (hashes are not known yet for AddBatch's
 // batches); candidates whose check would FAIL at its first pair are
-// skipped by the index's key (aggKey).
+// skipped by their key (aggKey; the index holds the base's aggregates by
+// label signature, and a candidate's key is computed when it is met).
 func (st *batchState) adjustBase() {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {

@@ -39,7 +39,11 @@ import (
 // into libbpf's table, so the counts and chains are libbpf's. What it
 // cannot see: a later copy of a declaration that libbpf maps elsewhere
 // than the first copy (a new complete enum of the name came between them)
-// takes the first copy's target here.
+// takes the first copy's target here. Of a base, it reads only the INT,
+// FLOAT and FWD types and the enums whose names the local types use (no
+// other base type changes what a local one finds): the base's insertions
+// are counted, and a chain reversed once for each growth of the table
+// since it was last appended to (growths gives their number arithmetically).
 
 // enumPlan is the result: where each declaration that libbpf maps
 // elsewhere goes (an id of the input or of its base), base declarations
