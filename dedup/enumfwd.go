@@ -71,8 +71,8 @@ func (lt *libbpfTable) insert() {
 	lt.size++
 }
 
-// enumsSeeAllBase makes planEnums simulate libbpf over every base type
-// (tests compare).
+// enumsSeeAllBase makes planEnums simulate libbpf over every base type,
+// making every base enum's shape (tests compare).
 var enumsSeeAllBase = false
 
 // planEnums simulates libbpf's first pass over the types src yields (ids
@@ -115,6 +115,20 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 		}
 		return string(b)
 	}
+	shapeOf := map[uint32]btf.Type{} // base enums seen, shape not made yet
+	// sameShape reports whether enum c has shape sh, that of t.
+	sameShape := func(c uint32, t btf.Type, sh string) bool {
+		if s, ok := shape[c]; ok {
+			return s == sh
+		}
+		ct := shapeOf[c]
+		if ct.Info != t.Info || ct.SizeOrType != t.SizeOrType {
+			return false // the shape's first words differ
+		}
+		s := enumShape(ct, base.Extra(btf.TypeID(c)))
+		shape[c] = s
+		return s == sh
+	}
 	see := func(id uint32, t btf.Type, w []uint32, local bool) {
 		k := t.Kind()
 		name := view.bytes(uint32(t.NameOff))
@@ -134,11 +148,15 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 		default:
 			return
 		}
-		sh := enumShape(t, w)
-		shape[id] = sh
 		parent[id] = id
 		chain := lt.chains[string(name)]
 		if !local {
+			// Its shape is made when a local enum of its kind, vlen
+			// and size meets it (sameShape).
+			shapeOf[id] = t
+			if enumsSeeAllBase {
+				shape[id] = enumShape(t, w)
+			}
 			isDecl[id] = t.Vlen() == 0
 			if isDecl[id] {
 				baseDecls = append(baseDecls, id)
@@ -146,6 +164,8 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 			lt.chains[string(name)] = append(chain, id)
 			return
 		}
+		sh := enumShape(t, w)
+		shape[id] = sh
 		decl := t.Vlen() == 0
 		isDecl[id] = decl
 		if decl {
@@ -154,7 +174,7 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 		for i := len(chain) - 1; i >= 0; i-- {
 			c := chain[i]
 			switch {
-			case shape[c] == sh:
+			case sameShape(c, t, sh):
 				parent[id] = c
 				return
 			case decl:
