@@ -45,6 +45,16 @@ func (st *batchState) adjustBase() {
 			if r == pairAdj {
 				st.adjustFwds(v, b)
 				kept = true
+				if _, ok := st.twinOf(b); !ok {
+					// v stands for b below module types (moduleView).
+					if st.btwin == nil {
+						st.btwin = make(map[uint32]uint32)
+					}
+					st.btwin[b] = v
+					st.twins = true
+					// What the view reads changes when v gets its class.
+					st.markFwdTarget(uint32(i))
+				}
 			}
 		}
 		if kept {
@@ -68,13 +78,13 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	for len(stack) > 0 {
 		p := st.pm.nodes[stack[len(stack)-1]]
 		stack = stack[:len(stack)-1]
-		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b&^moduleView)
 		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
-			x, y := st.leftRef(na, j), st.rightRef(nb, j)
+			x, y := st.leftRef(na, j), st.rightRef(p.b, nb, j)
 			r, c := st.pairOf(x, y, false)
 			if c == none {
 				if r == pairAdj {
-					st.setFwd(y, st.classOr(x))
+					st.setFwd(y&^moduleView, st.classOr(x))
 				}
 				continue
 			}

@@ -63,6 +63,10 @@ type batchState struct {
 	// Split mode (adjust.go): batch types kept apart from the base.
 	kept      []bool
 	assignAll bool // commits give classes to all types, not only structs
+	// btwin: base struct -> the batch type first kept apart from it;
+	// twins: the table or the batch has such twins (moduleView).
+	btwin map[uint32]uint32
+	twins bool
 
 	prep *Prepared // set while preparing a batch (prepare.go): hash and record only
 	// borrowed: types, words and at, and borrowedHashes: the hashes, are a
@@ -105,6 +109,7 @@ func (d *Incremental) batchAdopt(t0 uint32, strs *btf.Strings, adopt bool) *batc
 	st.pm.reset()
 	st.stamp = 1 // new pairs have mark 0
 	st.fwdTarget, st.kept = nil, nil
+	st.btwin, st.twins = nil, len(d.twin) > 0
 	st.ts = viewOf(d.table.Strings())
 	st.ts.shared = d.table.Strings().Len()
 	st.bv = &st.ts
@@ -459,14 +464,26 @@ func (st *batchState) resolveSingle(v uint32) {
 		st.newClass(v, false)
 		return
 	}
-	if st.exact(v) {
-		return
-	}
 	// A struct, union or typedef equivalent only up to FWDs (FWD x in
 	// one, STRUCT x in the other, somewhere below): found by checking
 	// (libbpf 1.7 deduplicates typedefs with structs, for Go's recursive
-	// ones).
-	if kk := n.t.Kind(); st.fwdOK && checked(kk) && numRefs(n.t, n.w) > 0 {
+	// ones). Over a base, libbpf tries its candidates newest first, so a
+	// module candidate that checks OK comes before a base type equal to
+	// it edge for edge (a module typedef that meets the module's own
+	// typedef over the struct a FWD below it stands for). Without a base,
+	// a class equal edge for edge comes first, as before (vmlinux outputs
+	// are unchanged).
+	checks := st.fwdOK && checked(n.t.Kind()) && numRefs(n.t, n.w) > 0
+	if checks && st.d.base != nil {
+		if st.tryCandidates(v); st.res[v] != none {
+			return
+		}
+		checks = false
+	}
+	if st.exact(v) {
+		return
+	}
+	if checks {
 		if st.tryCandidates(v); st.res[v] != none {
 			return
 		}

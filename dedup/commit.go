@@ -145,6 +145,16 @@ func (st *batchState) commit(remap []btf.TypeID) {
 			}
 		}
 	}
+	for b, v := range st.btwin {
+		if _, ok := d.twin[b]; !ok {
+			if id := uint32(remap[v-st.t0]); id >= uint32(d.table.FirstID()) {
+				if d.twin == nil {
+					d.twin = make(map[uint32]uint32)
+				}
+				d.twin[b] = id
+			}
+		}
+	}
 }
 
 // unshare gives the table its own interned string table, when a batch

@@ -152,7 +152,10 @@
 //     union or typedef found this way to match nothing is then checked
 //     against its candidates (it may match up to forward declarations;
 //     libbpf 1.7 deduplicates typedefs with structs, since Go's recursive
-//     typedefs loop without one).
+//     typedefs loop without one). Over a base it is checked first, newest
+//     candidate first as in libbpf, and the lookup comes after: a module
+//     typedef equal edge for edge to a base typedef (both over FWD d)
+//     takes a module typedef over the module's struct d that checks OK.
 //  4. A cyclic component: its structs, unions and typedefs, in id order, are checked
 //     against their candidates, newest first; the first that check finds
 //     OK is committed, which also settles the structs and unions it
@@ -473,7 +476,8 @@
 // against the module's earlier typedefs, and so never resolves a base FWD
 // either. adjustBase checks structs and unions only, and a batch typedef
 // is never matched to a base class by checking (match); one identical to
-// a base typedef still folds onto it by its exact edges, or at Finish.
+// a base typedef still folds onto it by its exact edges (when no module
+// candidate checks OK first), or at Finish.
 // Checking it against the base gave another result: in Linux 7.2's
 // libnvdimm.ko the base has ndctl_fn, a pointer to a prototype taking
 // struct nvdimm_bus_descriptor * and struct nvdimm *, with struct nvdimm
@@ -485,6 +489,27 @@
 // descriptor but gave the typedef a prototype naming the base's
 // descriptor, and the module's own prototype went unreferenced: 47 types
 // of pahole 1.32's output had no counterpart in ours (now equal).
+//
+// # Modules: the module's view of base types
+//
+// libbpf checks a type against a candidate by walking the candidate's own
+// types as its unit wrote them, and a module unit's types never lead into
+// the base. A unit type that folded onto a base type (its check was OK)
+// may still lead, in its unit, to a struct kept apart from the base where
+// the base type leads to the base struct: the two are equivalent once the
+// base FWD stands for the module's struct, which is why the fold was OK.
+// A struct met there in a later check takes the module's kept struct in
+// libbpf. So the right side of a pair reads, below a module class, every
+// base id in the module view (moduleView, a bit on the id): a base struct
+// that a module struct was first kept apart from is that module struct
+// (its twin), any other base id keeps the view for its edges. Below a
+// base candidate, base ids read as themselves. In Linux 7.2's kvm-amd.ko
+// and kvm-intel.ko, a unit's gfn_to_pfn_cache checked against the
+// module's reaches, through struct kvm and kvm_vcpu (folded onto the
+// base's), the unit's kvm_mmu opposite the module's kept kvm_mmu; read
+// over classes, it met the base's kvm_mmu, and the unit's prototype of
+// kvm_mmu.gva_to_gpa stayed in the module, unreferenced. Without kept
+// structs nothing changes (no twins, no view).
 //
 // # Modules: references to a base FWD that stands for a module struct
 //

@@ -155,9 +155,39 @@ func (st *batchState) leftRef(n node, j int) uint32 {
 	return c
 }
 
-// rightRef returns edge j of a right element as a class, through resolved
-// forward declarations.
-func (st *batchState) rightRef(n node, j int) uint32 { return st.elem(refAt(n.t, n.w, j)) }
+// rightRef returns edge j of right element b (whose node is n) as a
+// class, through resolved forward declarations, in b's view (see
+// moduleView).
+func (st *batchState) rightRef(b uint32, n node, j int) uint32 {
+	c := st.elem(refAt(n.t, n.w, j))
+	if st.twins && c != 0 && c < uint32(st.d.table.FirstID()) && (b&moduleView != 0 || b >= uint32(st.d.table.FirstID())) {
+		if k, ok := st.twinOf(c); ok {
+			return k
+		}
+		return c | moduleView
+	}
+	return c
+}
+
+// moduleView marks a base id on the right of a pair as read below a
+// module class: a base struct with a kept module twin (twinOf) reads as
+// that twin there, as libbpf, walking a module candidate's own unit, meets
+// the unit's struct (see the package documentation, "Modules: the
+// module's view of base types"). Ids stay below 1<<31 (batch ids start at
+// 1<<30).
+const moduleView = 1 << 31
+
+// twinOf returns the module struct kept apart from base struct c, if any:
+// a table class, or this batch's kept type (first come).
+func (st *batchState) twinOf(c uint32) (uint32, bool) {
+	if k, ok := st.d.twin[c]; ok {
+		return k, true
+	}
+	if k, ok := st.btwin[c]; ok {
+		return st.classOr(k), true
+	}
+	return 0, false
+}
 
 // hashKnown reports whether id's structural hash has been computed: existing
 // ids, and batch types whose component has been reached.
@@ -168,10 +198,11 @@ func (st *batchState) hashKnown(id uint32) bool { return id < st.t0 || st.idx[id
 // includes OK and ADJ results of an earlier epoch). With create false,
 // a pair that has no node yet is reported as (0, none).
 func (st *batchState) pairOf(a, b uint32, create bool) (uint8, uint32) {
-	if a == b || st.leftClass(a) == b {
+	b0 := b &^ moduleView
+	if a == b0 || st.leftClass(a) == b0 {
 		return pairOK, none
 	}
-	if a == 0 || b == 0 {
+	if a == 0 || b0 == 0 {
 		return pairFail, none
 	}
 	// A pair met before has equal labels and hashes: only nodes have
@@ -183,15 +214,15 @@ func (st *batchState) pairOf(a, b uint32, create bool) (uint8, uint32) {
 		}
 		return 0, i
 	}
-	na, nb := st.nodeOf(a), st.nodeOf(b)
+	na, nb := st.nodeOf(a), st.nodeOf(b0)
 	if isFwd(na) || isFwd(nb) {
-		return st.fwdPair(a, b, na, nb), none
+		return st.fwdPair(a, b0, na, nb), none
 	}
 	k := na.t.Kind()
 	if k != nb.t.Kind() || st.d.neverMerged(k) || !labelEq(na, nb) {
 		return pairFail, none
 	}
-	if !st.noHash && st.hashKnown(a) && st.hashKnown(b) && st.hashOf(a) != st.hashOf(b) {
+	if !st.noHash && st.hashKnown(a) && st.hashKnown(b0) && st.hashOf(a) != st.hashOf(b0) {
 		return pairFail, none
 	}
 	if numRefs(na.t, na.w) == 0 {
@@ -254,7 +285,7 @@ func (st *batchState) check(a, b uint32) uint8 {
 		counter++
 		p := &st.pm.nodes[i]
 		p.state, p.adj, p.idx, p.low = pairOpen, false, counter, counter
-		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b&^moduleView)
 		frames = append(frames, pairFrame{n: i, end: int32(numRefs(na.t, na.w)), na: na, nb: nb})
 		tstack = append(tstack, i)
 		stats.nodes++
@@ -267,7 +298,7 @@ func (st *batchState) check(a, b uint32) uint8 {
 			j := int(f.j)
 			f.j++
 			stats.edges++
-			r, c := st.pairOf(st.leftRef(f.na, j), st.rightRef(f.nb, j), true)
+			r, c := st.pairOf(st.leftRef(f.na, j), st.rightRef(st.pm.nodes[f.n].b, f.nb, j), true)
 			switch r {
 			case pairFail:
 				// Everything on the stack reaches this conflict.
@@ -368,10 +399,11 @@ func (st *batchState) commitPair(a, b uint32) {
 	for len(stack) > 0 {
 		p := st.pm.nodes[stack[len(stack)-1]]
 		stack = stack[:len(stack)-1]
-		na, nb := st.nodeOf(p.a), st.nodeOf(p.b)
+		na, nb := st.nodeOf(p.a), st.nodeOf(p.b&^moduleView)
 		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
-			x, y := st.leftRef(na, j), st.rightRef(nb, j)
-			if x == y || st.leftClass(x) == y {
+			x, y := st.leftRef(na, j), st.rightRef(p.b, nb, j)
+			y0 := y &^ moduleView
+			if x == y0 || st.leftClass(x) == y0 {
 				continue
 			}
 			// Every pair below an OK pair that is not a leaf has a node:
@@ -380,12 +412,12 @@ func (st *batchState) commitPair(a, b uint32) {
 			if c == none {
 				// A leaf: two types without edges, or a forward
 				// declaration and what it stands for.
-				st.resolveFwd(x, y)
+				st.resolveFwd(x, y0)
 				continue
 			}
 			if q := &st.pm.nodes[c]; q.mark != st.stamp {
 				q.mark = st.stamp
-				st.assign(x, y)
+				st.assign(x, y0)
 				stack = append(stack, c)
 			}
 		}

@@ -371,7 +371,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	st := d.batch(first, old.Strings())
 	if d.pure {
 		st.fwdOK = false
-		d.kept = nil
+		d.kept, d.twin = nil, nil
 	}
 	for i, tg := range target {
 		if tg != 0 {
@@ -400,6 +400,17 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 		}
 		d.kept = nil
 	}
+	for b, k := range d.twin {
+		// Twins stay twins (moduleView), as batch types now.
+		if target[k-first] == 0 {
+			if st.btwin == nil {
+				st.btwin = make(map[uint32]uint32)
+			}
+			st.btwin[b] = pos[k-first]
+			st.markFwdTarget(pos[k-first] - first)
+		}
+	}
+	d.twin, st.twins = nil, len(st.btwin) > 0
 	st.run()
 	r := Remap{First: btf.TypeID(first), IDs: make([]btf.TypeID, st.n)}
 	st.commit(r.IDs)

@@ -74,6 +74,9 @@ type Incremental struct {
 	aggID   []uint32
 	aggNext []uint32
 	kept    map[uint32]bool
+	// twin: base struct -> table id of the module struct first kept
+	// apart from it (moduleView).
+	twin map[uint32]uint32
 	// baseCopied: Finish copied the base references over base FWDs that
 	// stand for table structs (basecopy.go); it does so once.
 	baseCopied bool

@@ -301,4 +301,93 @@ var libbpfCases = []dedupCase{
 		},
 		want: []string{"[7] TYPEDEF 'word' -> 1"},
 	},
+	{
+		// libbpf checks a struct against a module candidate by walking
+		// the candidate's own unit: the first unit's vcpu folded onto the
+		// base's, but its mmu, kept apart from the base's (the module
+		// defines x, which the base only declares), is what its pointer
+		// reaches. The second unit's cache, checked against the first's,
+		// meets its mmu opposite that kept mmu, not the base's, so the
+		// second mmu's prototype is the first's; read over classes it met
+		// the base's mmu and left a second, unreferenced prototype
+		// (Linux 7.2's kvm-amd.ko: gfn_to_pfn_cache, kvm_vcpu, kvm_mmu,
+		// x86_exception, kvm_mmu.gva_to_gpa).
+		name: "a struct checked against a module struct meets the module's kept structs below it",
+		base: func(b *builder) {
+			b.Int("i", "int", 4)
+			b.Fwd("x", "x", false)
+			b.Ptr("px", "x")
+			b.Fwd("c", "cache", false)
+			b.Ptr("pc", "c")
+			b.Struct("v", "vcpu", 16, "m:pm@0", "c:pc@64")
+			b.Struct("m", "mmu", 16, "f:pf@0", "v:pv@64")
+			b.Ptr("pm", "m")
+			b.Ptr("pv", "v")
+			b.Proto("pr", "i", ":pm", ":px")
+			b.Ptr("pf", "pr")
+		},
+		cus: []cu{unitWithCache, unitWithCache},
+		want: []string{
+			"[12] STRUCT 'cache' size 8 {v:9@0}",
+			"[13] STRUCT 'mmu' size 16 {f:19@0 v:9@64}",
+			"[14] STRUCT 'x' size 4 {a:1@0}",
+			"[15] PTR '' -> 12",
+			"[16] PTR '' -> 13",
+			"[17] PTR '' -> 14",
+			"[18] FUNC_PROTO '' ret 1 (:16 :17)",
+			"[19] PTR '' -> 18",
+		},
+	},
+	{
+		// libbpf tries a module typedef's candidates newest first: the
+		// second unit's U, equal edge for edge to the base's U (both reach
+		// FWD d), checks OK against the first unit's U, which reaches the
+		// module's struct d, and takes it, so the second unit's FWD d
+		// stands for that struct (the differential test's graph 1677 of
+		// seed 17). Taking the base's equal U first left s pointing at the
+		// base's typedef and its FWD.
+		name: "a module typedef takes the newest candidate that checks OK before an equal base typedef",
+		base: func(b *builder) {
+			b.Fwd("f", "d", false)
+			b.Ptr("pf", "f")
+			b.Typedef("u", "U", "pf")
+		},
+		cus: []cu{
+			func(b *builder) {
+				b.Struct("d", "d", 8, "x:pu@0")
+				b.Ptr("pu", "u1")
+				b.Typedef("u1", "U", "pd")
+				b.Ptr("pd", "d")
+			},
+			func(b *builder) {
+				b.Fwd("f2", "d", false)
+				b.Ptr("pf2", "f2")
+				b.Typedef("u2", "U", "pf2")
+				b.Struct("s", "s", 8, "y:u2@0")
+			},
+		},
+		want: []string{
+			"[4] STRUCT 'd' size 8 {x:5@0}",
+			"[5] PTR '' -> 6",
+			"[6] TYPEDEF 'U' -> 7",
+			"[7] PTR '' -> 4",
+			"[8] STRUCT 's' size 8 {y:6@0}",
+		},
+	},
+}
+
+// unitWithCache is a unit of the case above: cache, mmu and vcpu on one
+// cycle, cache first.
+func unitWithCache(b *builder) {
+	b.Int("ui", "int", 4)
+	b.Struct("uc", "cache", 8, "v:upv@0")
+	b.Struct("um", "mmu", 16, "f:upf@0", "v:upv@64")
+	b.Struct("ux", "x", 4, "a:ui@0")
+	b.Struct("uv", "vcpu", 16, "m:upm@0", "c:upc@64")
+	b.Ptr("upc", "uc")
+	b.Ptr("upm", "um")
+	b.Ptr("upv", "uv")
+	b.Ptr("upx", "ux")
+	b.Proto("upr", "ui", ":upm", ":upx")
+	b.Ptr("upf", "upr")
 }
