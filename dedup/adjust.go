@@ -15,7 +15,8 @@ import "github.com/btfstream/btfstream/btf"
 // kept for it. This is libbpf's hypot_adjust_canon, in libbpf's order.
 // The checks compare labels only (hashes are not known yet for AddBatch's
 // batches); candidates whose check would FAIL at its first pair are
-// skipped by the index's key (aggKey).
+// skipped by their key (aggKey; the index holds the base's aggregates by
+// label signature, and a candidate's key is computed when it is met).
 func (st *batchState) adjustBase() {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {
@@ -30,9 +31,10 @@ func (st *batchState) adjustBase() {
 			continue
 		}
 		kept := false
-		for e := d.agg.find(st.aggKey(v, n), d.aggKey, 1); e != 0; e = d.aggNext[e-1] {
+		key := st.aggKey(v, n)
+		for e := d.agg.find(st.aggSig(v, n), d.aggSig, 1); e != 0; e = d.aggNext[e-1] {
 			b := d.aggID[e-1]
-			if !labelEq(n, st.nodeOf(b)) {
+			if d.baseAggKey(b) != key || !labelEq(n, st.nodeOf(b)) {
 				continue
 			}
 			r := st.check(v, b)
@@ -98,13 +100,15 @@ func (st *batchState) adjustFwds(a, b uint32) {
 	}
 }
 
-// indexBaseAggregates indexes the base's STRUCTs and UNIONs by aggKey,
-// once, for adjustBase.
+// indexBaseAggregates indexes the base's STRUCTs and UNIONs by their
+// label signature (d.lh: a named one's is its cutKey, of its name and
+// struct or union), once, for adjustBase (which takes those of its key,
+// baseAggKey) and resolveFwds (those of a name). Only their headers are
+// read.
 func (d *Incremental) indexBaseAggregates() {
 	if d.aggID != nil {
 		return
 	}
-	v := viewOf(d.base.Strings())
 	d.agg.reset(0)
 	d.aggID = []uint32{}
 	for id := uint32(1); id < uint32(d.base.NextID()); id++ {
@@ -112,26 +116,41 @@ func (d *Incremental) indexBaseAggregates() {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
 			continue
 		}
-		w := d.base.Extra(btf.TypeID(id))
-		var h uint64
-		if adjustLabelsOnly {
-			h = labelHash(node{t, w, &v})
-		} else {
-			// The base's label signatures are d.lh: no string is read.
-			h = d.lh[id]
-			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, d.lh[refAt(t, w, j)])
-			}
-			h = finalize(h)
-		}
-		d.aggKey = append(d.aggKey, h)
+		d.aggSig = append(d.aggSig, d.lh[id])
 		d.aggID = append(d.aggID, id)
-		d.aggNext = append(d.aggNext, d.agg.put(h, uint32(len(d.aggID)), d.aggKey, 1))
+		d.aggNext = append(d.aggNext, d.agg.put(d.lh[id], uint32(len(d.aggID)), d.aggSig, 1))
 	}
 }
 
-// aggKey is the key of a batch STRUCT or UNION in adjustBase's index,
-// as indexBaseAggregates computes it for the base's: its label signature
+// baseAggKey is aggKey of base aggregate id.
+func (d *Incremental) baseAggKey(id uint32) uint64 {
+	t, w := d.base.Type(btf.TypeID(id)), d.base.Extra(btf.TypeID(id))
+	if adjustLabelsOnly {
+		v := viewOf(d.base.Strings())
+		return labelHash(node{t, w, &v})
+	}
+	// The base's label signatures are d.lh: no string is read.
+	h := d.lh[id]
+	for j, k := 0, numRefs(t, w); j < k; j++ {
+		h = mix(h, d.lh[refAt(t, w, j)])
+	}
+	return finalize(h)
+}
+
+// aggSig is the label signature of a batch STRUCT or UNION (d.lh's for
+// the base's).
+func (st *batchState) aggSig(v uint32, n node) uint64 {
+	switch {
+	case v < st.t0:
+		return st.d.lh[v]
+	case st.borrowedHashes:
+		return st.blh[v-st.t0]
+	}
+	return labelSig(n)
+}
+
+// aggKey is the key of a batch STRUCT or UNION in adjustBase's lookups,
+// as baseAggKey computes it for the base's: its label signature
 // mixed with those of its edges' targets (the base's are d.lh). A check of
 // a pair whose keys differ FAILs at once, so only candidates with the
 // batch struct's key are checked: a pair's edge whose targets' signatures

@@ -467,7 +467,7 @@ func (st *batchState) tryCandidates(v uint32) {
 			return
 		}
 	}
-	for c := st.d.index.find(h, st.d.hash, 0); c != 0; c = st.d.next[c] {
+	for c := st.d.chain(h); c != 0; c = st.d.next[c] {
 		if st.match(v, c) {
 			return
 		}

@@ -547,6 +547,17 @@
 // Compare (btfstream diff --base) treats a copy of a base type as that
 // type, so a module with copies equals one without.
 //
+// # Modules: indexing the base
+//
+// A base is indexed once per module, and for a small module that is most
+// of the work, so it is not deduplicated as a batch: hashBase hashes it
+// (the values a batch gets, computed without components) and proves from
+// the index that no two of its types of one hash are equivalent; only a
+// base with such duplicates is run as a batch (to map them to their first
+// occurrence). Finish's lookups of base types go by name (resolveFwds,
+// planEnums), not over the whole base, and the base's index is kept apart
+// from the table's, which a rebuild empties.
+//
 // # Whole inputs: chunks
 //
 // Dedup(s) and DedupStream (the same, reading types from a Source twice

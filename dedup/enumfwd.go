@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -38,7 +39,11 @@ import (
 // into libbpf's table, so the counts and chains are libbpf's. What it
 // cannot see: a later copy of a declaration that libbpf maps elsewhere
 // than the first copy (a new complete enum of the name came between them)
-// takes the first copy's target here.
+// takes the first copy's target here. Of a base, it reads only the INT,
+// FLOAT and FWD types and the enums whose names the local types use (no
+// other base type changes what a local one finds): the base's insertions
+// are counted, and a chain reversed once for each growth of the table
+// since it was last appended to (growths gives their number arithmetically).
 
 // enumPlan is the result: where each declaration that libbpf maps
 // elsewhere goes (an id of the input or of its base), base declarations
@@ -66,10 +71,14 @@ func (lt *libbpfTable) insert() {
 	lt.size++
 }
 
-// planEnums simulates libbpf's first pass over the types next yields (ids
+// enumsSeeAllBase makes planEnums simulate libbpf over every base type,
+// making every base enum's shape (tests compare).
+var enumsSeeAllBase = false
+
+// planEnums simulates libbpf's first pass over the types src yields (ids
 // from first, over base, strings strs) and returns where the declarations
-// it maps elsewhere go.
-func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *enumPlan {
+// it maps elsewhere go. src is called twice with a base (see seeBase).
+func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Source) *enumPlan {
 	view := viewOf(strs)
 	lt := &libbpfTable{chains: map[string][]uint32{}}
 	prims := map[string]bool{} // keys of canonical INT, FLOAT, FWD
@@ -106,6 +115,20 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		}
 		return string(b)
 	}
+	shapeOf := map[uint32]btf.Type{} // base enums seen, shape not made yet
+	// sameShape reports whether enum c has shape sh, that of t.
+	sameShape := func(c uint32, t btf.Type, sh string) bool {
+		if s, ok := shape[c]; ok {
+			return s == sh
+		}
+		ct := shapeOf[c]
+		if ct.Info != t.Info || ct.SizeOrType != t.SizeOrType {
+			return false // the shape's first words differ
+		}
+		s := enumShape(ct, base.Extra(btf.TypeID(c)))
+		shape[c] = s
+		return s == sh
+	}
 	see := func(id uint32, t btf.Type, w []uint32, local bool) {
 		k := t.Kind()
 		name := view.bytes(uint32(t.NameOff))
@@ -125,11 +148,15 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		default:
 			return
 		}
-		sh := enumShape(t, w)
-		shape[id] = sh
 		parent[id] = id
 		chain := lt.chains[string(name)]
 		if !local {
+			// Its shape is made when a local enum of its kind, vlen
+			// and size meets it (sameShape).
+			shapeOf[id] = t
+			if enumsSeeAllBase {
+				shape[id] = enumShape(t, w)
+			}
 			isDecl[id] = t.Vlen() == 0
 			if isDecl[id] {
 				baseDecls = append(baseDecls, id)
@@ -137,6 +164,8 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 			lt.chains[string(name)] = append(chain, id)
 			return
 		}
+		sh := enumShape(t, w)
+		shape[id] = sh
 		decl := t.Vlen() == 0
 		isDecl[id] = decl
 		if decl {
@@ -145,7 +174,7 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		for i := len(chain) - 1; i >= 0; i-- {
 			c := chain[i]
 			switch {
-			case shape[c] == sh:
+			case sameShape(c, t, sh):
 				parent[id] = c
 				return
 			case decl:
@@ -158,7 +187,7 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		lt.insert()
 		lt.chains[string(name)] = append(lt.chains[string(name)], id)
 	}
-	if base != nil {
+	if base != nil && enumsSeeAllBase {
 		for id := btf.TypeID(1); id < base.NextID(); id++ {
 			t := base.Type(id)
 			if k := t.Kind(); k != btf.KindVar && k != btf.KindDatasec {
@@ -166,7 +195,49 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 			}
 			see(uint32(id), t, base.Extra(id), false)
 		}
+	} else if base != nil {
+		// Only what the local types look up is taken from the base: the
+		// prims of their keys and the chains of their enums' names.
+		ls := localLookups(src(), view, primKey)
+		ends := make(map[string]int) // name -> base insertions when its chain was last appended to
+		ins := 0
+		types, _, _ := base.Raw() // a base's ids are 1 to len(types)
+		for id := btf.TypeID(1); id < base.NextID(); id++ {
+			t := types[id-1]
+			k := t.Kind()
+			if k != btf.KindVar && k != btf.KindDatasec {
+				ins++
+			}
+			switch k {
+			case btf.KindInt, btf.KindFloat, btf.KindFwd:
+				w := base.Extra(id)
+				if name := view.bytes(uint32(t.NameOff)); ls.primNames[string(name)] {
+					prims[primKey(t, w, name)] = true
+				}
+			case btf.KindEnum, btf.KindEnum64:
+				name := view.bytes(uint32(t.NameOff))
+				if !ls.enumNames[string(name)] {
+					continue
+				}
+				// The growths of libbpf's table since this name's last
+				// append reverse its chain (insert's effect on it).
+				c := lt.chains[string(name)]
+				if flips(ends[string(name)], ins) {
+					slices.Reverse(c)
+				}
+				ends[string(name)] = ins
+				lt.chains[string(name)] = c
+				see(uint32(id), t, base.Extra(id), false)
+			}
+		}
+		for name, c := range lt.chains {
+			if flips(ends[name], ins) {
+				slices.Reverse(c)
+			}
+		}
+		lt.size, lt.capacity = ins, capacityAfter(ins)
 	}
+	next := src()
 	for id := first; ; id++ {
 		t, w, ok := next()
 		if !ok {
@@ -195,4 +266,57 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, next Source) *en
 		}
 	}
 	return p
+}
+
+// localLookups lists what the local types of next look up in the base:
+// the names of their INT, FLOAT and FWD types (whose keys decide whether
+// they insert into libbpf's table) and of their enums (whose chains they
+// read).
+type lookups struct {
+	primNames, enumNames map[string]bool
+}
+
+func localLookups(next Source, view strView, primKey func(btf.Type, []uint32, []byte) string) lookups {
+	ls := lookups{primNames: map[string]bool{}, enumNames: map[string]bool{}}
+	for {
+		t, _, ok := next()
+		if !ok {
+			return ls
+		}
+		switch t.Kind() {
+		case btf.KindInt, btf.KindFloat, btf.KindFwd:
+			ls.primNames[string(view.bytes(uint32(t.NameOff)))] = true
+		case btf.KindEnum, btf.KindEnum64:
+			ls.enumNames[string(view.bytes(uint32(t.NameOff)))] = true
+		}
+	}
+}
+
+// capacityAfter is the capacity of libbpf's table after n insertions
+// into an empty one (libbpfTable.insert).
+func capacityAfter(n int) int {
+	if g := growths(n); g > 0 {
+		return 4 << (g - 1)
+	}
+	return 0
+}
+
+// flips reports whether libbpf's table grows an odd number of times
+// between a and b insertions (a <= b): a chain untouched meanwhile is then
+// reversed.
+func flips(a, b int) bool {
+	return (growths(b)-growths(a))%2 != 0
+}
+
+// growths is the number of times libbpf's table grows during its first n
+// insertions: at the first, and then at the first insertion that finds
+// (size+1)*4/3 > capacity, size being the insertions before it.
+func growths(n int) int {
+	g, capacity, size := 0, 0, 0
+	for size < n {
+		g++
+		capacity = max(4, 2*capacity)
+		size = (3*(capacity+1)+3)/4 - 1 // the least size with (size+1)*4/3 > capacity
+	}
+	return g
 }

@@ -203,20 +203,29 @@ func (d *Incremental) resolveFwds() []uint32 {
 		if d.base != nil {
 			bview = viewOf(d.base.Strings())
 		}
-		for id := uint32(1); id < first; id++ {
-			if d.canonEx(id) != id {
-				continue
-			}
-			t := d.base.Type(btf.TypeID(id))
-			if _, complete, ok := fwdClass(t); !ok || !complete {
-				continue
-			}
-			b := bview.bytes(uint32(t.NameOff))
-			if !wantHash[cstrHash(b)] {
-				continue
-			}
-			if off, found := st.Find(b); found {
-				add(id, t, uint32(off))
+		if d.base != nil {
+			// The base's STRUCTs and UNIONs of the wanted names (add
+			// ignores its enums), by their cutKey (the order of adds does
+			// not matter).
+			d.indexBaseAggregates()
+			for key := range cand {
+				if key&3 == fwdEnum {
+					continue
+				}
+				name := tview.tail(uint32(key >> 2))
+				for _, cls := range []uint64{fwdStruct, fwdUnion} {
+					for e := d.agg.find(nameKey(cls, name), d.aggSig, 1); e != 0; e = d.aggNext[e-1] {
+						id := d.aggID[e-1]
+						t := d.base.Type(btf.TypeID(id))
+						b := bview.bytes(uint32(t.NameOff))
+						if !wantHash[cstrHash(b)] {
+							continue
+						}
+						if off, found := st.Find(b); found {
+							add(id, t, uint32(off))
+						}
+					}
+				}
 			}
 		}
 		for id := first; id < uint32(d.table.NextID()); id++ {
@@ -228,7 +237,7 @@ func (d *Incremental) resolveFwds() []uint32 {
 			}
 		}
 	}
-	enums := planEnums(d.base, first, d.table.Strings(), specSource(d.table))
+	enums := planEnums(d.base, first, d.table.Strings(), func() Source { return specSource(d.table) })
 	for k, v := range enums.to {
 		if _, done := d.fwdTo[k]; k < first && !done {
 			if d.fwdTo == nil {
@@ -319,12 +328,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:first], d.tag[:first], d.lh[:first], d.fin[:first], d.next[:first]
-	d.index.reset(int(first))
-	for id := uint32(1); id < first; id++ {
-		if d.canonEx(id) == id && !d.neverMerged(d.base.Type(btf.TypeID(id)).Kind()) {
-			d.next[id] = d.index.put(d.hash[id], id, d.hash, 0)
-		}
-	}
+	d.index.reset(0) // the base's are in baseIndex
 	d.words, d.room, d.wroom = 0, 0, 0
 	if d.base == nil {
 		d.table = btf.NewSpec()
@@ -509,7 +513,7 @@ func (d *Incremental) rebuildChunked(old *btf.Spec, target []uint32, mapID func(
 // use them, and returns the table. The hash state is dropped first: it is
 // no longer needed and output is the peak of Finish.
 func (d *Incremental) output() *btf.Spec {
-	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.canon, d.st = nil, nil, nil, nil, nil, hindex{}, nil, nil
+	d.hash, d.tag, d.lh, d.fin, d.next, d.index, d.baseIndex, d.canon, d.st = nil, nil, nil, nil, nil, hindex{}, hindex{}, nil, nil
 	out := d.table
 	// The old strings are only read from now on: their lookup set goes
 	// before the new table builds its own.

@@ -32,7 +32,13 @@ func cutKey(n node) (uint64, bool) {
 	if len(b) == 0 || b[0] == 0 {
 		return 0, false
 	}
-	return finalize(mix(mix(0x73686c6c, cls), cstrHash(b))), true
+	return nameKey(cls, b), true
+}
+
+// nameKey is the cutKey of a type of class cls (fwdStruct, fwdUnion or
+// fwdEnum) named b (NUL-terminated, or ending with the slice).
+func nameKey(cls uint64, b []byte) uint64 {
+	return finalize(mix(mix(0x73686c6c, cls), cstrHash(b)))
 }
 
 // elem returns what id stands for on the right of a pair: its class if

@@ -44,8 +44,11 @@ type Incremental struct {
 	lh    []uint64 // by id: label hash
 	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
 	next  []uint32 // by id: next older id with the same hash, 0 ends
-	index hindex   // newest id by hash
-	canon []uint32 // by base id: class representative; nil when the base has no duplicates
+	index hindex   // newest table id by hash
+	// baseIndex: newest base id by hash (split mode; the oldest table id
+	// of a hash links to its head).
+	baseIndex hindex
+	canon     []uint32 // by base id: class representative; nil when the base has no duplicates
 
 	// shared: the table's string offsets point into a string table it
 	// shares with its batches (adopted from the first batch) instead of
@@ -64,10 +67,10 @@ type Incremental struct {
 
 	stats walkStats // work of the equivalence checks so far
 
-	// Split mode: base STRUCTs and UNIONs by aggKey (adjustBase), and
-	// the table ids of classes kept apart from the base.
+	// Split mode: base STRUCTs and UNIONs by label signature (adjustBase,
+	// resolveFwds), and the table ids of classes kept apart from the base.
 	agg     hindex
-	aggKey  []uint64
+	aggSig  []uint64
 	aggID   []uint32
 	aggNext []uint32
 	kept    map[uint32]bool
@@ -83,7 +86,9 @@ type Incremental struct {
 	pure bool
 
 	mergeAll bool // diff: VAR and DATASEC merge like any other type
-	done     bool
+	// baseHashed: indexBase only hashed the base (it has no duplicates).
+	baseHashed bool
+	done       bool
 
 	// rebuildChunk is the chunk size of Finish's rebuilds (0: chunkTypes;
 	// tests vary it); rebuilds counts them.
@@ -92,6 +97,10 @@ type Incremental struct {
 
 	newStore func() RecordStore // SetStore; nil: none
 }
+
+// baseFullRun makes indexBase deduplicate every base as a batch (tests
+// compare it with hashBase).
+var baseFullRun = false
 
 // voidTag is what a reference to void (id 0) contributes to a hash.
 const voidTag = 0x766f6964766f6964
@@ -184,10 +193,9 @@ func checkRefs(s *btf.Spec) error {
 // indexBase computes hashes, tags and the index for the base's types,
 // which are already deduplicated; duplicates inside the base (a base
 // deduplicated less completely) map to their first occurrence via canon.
+// Without duplicates (hashBase proves there are none) the base is only
+// hashed; with them, it is deduplicated as a batch.
 func (d *Incremental) indexBase() error {
-	if err := checkRefs(d.base); err != nil {
-		return err
-	}
 	// The base's working state and per-id arrays are sized exactly (resize
 	// and grow would add a quarter): 108k types on a vmlinux, set up once
 	// per module, where they are most of what a small module allocates.
@@ -201,6 +209,22 @@ func (d *Incremental) indexBase() error {
 	d.lh = append(make([]uint64, 0, c), d.lh...)[:1+n]
 	d.fin = append(make([]bool, 0, c), d.fin...)[:1+n]
 	d.next = append(make([]uint32, 0, c), d.next...)
+	d.index.reset(n)
+	if !baseFullRun {
+		ok, err := d.hashBase()
+		if err != nil {
+			return err
+		}
+		if ok {
+			d.baseHashed = true
+			d.splitIndex()
+			return nil
+		}
+	} else if err := checkRefs(d.base); err != nil {
+		return err
+	}
+	// Two base types may be equivalent: the full run finds out.
+	d.next = d.next[:1]
 	d.st = &batchState{d: d,
 		res: make([]uint32, n), aux: make([]uint32, n), idx: make([]uint32, n), low: make([]uint32, n), bnext: make([]uint32, n),
 		bhash: d.hash[1:], btag: d.tag[1:], blh: d.lh[1:], fin: d.fin[1:]}
@@ -210,7 +234,25 @@ func (d *Incremental) indexBase() error {
 	st.run()
 	st.commitBase()
 	d.st = nil // sized for the whole base; batches are smaller
+	d.splitIndex()
 	return nil
+}
+
+// splitIndex makes the index of the base's types (just built) baseIndex,
+// and index that of the table's, empty: the base's never changes, and
+// Finish's rebuilds then only empty the table's.
+func (d *Incremental) splitIndex() {
+	d.baseIndex, d.index = d.index, hindex{}
+	d.index.reset(0)
+}
+
+// chain returns the newest id of hash h, table or base, or 0; d.next
+// links it to the older ones (a table type's to the base's).
+func (d *Incremental) chain(h uint64) uint32 {
+	if c := d.index.find(h, d.hash, 0); c != 0 || d.baseIndex.slots == nil {
+		return c
+	}
+	return d.baseIndex.find(h, d.hash, 0)
 }
 
 // canonEx returns the canonical id of an existing (base or table) id.
@@ -273,6 +315,9 @@ func (d *Incremental) link(indexed bool) {
 	var nx uint32
 	if indexed {
 		nx = d.index.put(d.hash[id], id, d.hash, 0)
+		if nx == 0 && d.baseIndex.slots != nil {
+			nx = d.baseIndex.find(d.hash[id], d.hash, 0)
+		}
 	}
 	d.next = append(d.next, nx)
 }
