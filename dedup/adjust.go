@@ -164,24 +164,15 @@ func (st *batchState) aggKey(v uint32, n node) uint64 {
 		return labelHash(n)
 	}
 	// A prepared batch's label hashes are known (Prepare's blh is
-	// labelSig); other batches are hashed after adjustBase.
-	sig := func(c uint32, n node) uint64 {
-		switch {
-		case c < st.t0:
-			return st.d.lh[c]
-		case st.borrowedHashes:
-			return st.blh[c-st.t0]
-		}
-		return labelSig(n)
-	}
-	h := sig(v, n)
+	// labelSig); other batches are hashed after adjustBase (aggSig).
+	h := st.aggSig(v, n)
 	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
 		c := st.leftRef(n, j)
 		var cn node
 		if c >= st.t0 && !st.borrowedHashes {
 			cn = st.nodeOf(c)
 		}
-		h = mix(h, sig(c, cn))
+		h = mix(h, st.aggSig(c, cn))
 	}
 	return finalize(h)
 }
