@@ -33,14 +33,7 @@ type comparer struct {
 }
 
 func loadSpec(path string, base *btf.Spec) (*btf.Spec, error) {
-	s, err := elffile.LoadBTF(path, base)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.CheckStructure(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return elffile.LoadSoundBTF(path, base)
 }
 
 // result renders a comparison: "equal", or "differ: A a, B b unmatched".

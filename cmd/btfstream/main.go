@@ -168,14 +168,7 @@ func loadBase(base string) (*btf.Spec, error) {
 // refuse (`btfstream check` applies those). Errors name path and, for
 // malformed BTF, the type id and byte offset.
 func loadSound(path string, base *btf.Spec) (*btf.Spec, error) {
-	s, err := elffile.LoadBTF(path, base)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.CheckStructure(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return elffile.LoadSoundBTF(path, base)
 }
 
 // loadRaw loads path's BTF over base without validating it ("" gives nil).

@@ -55,6 +55,21 @@ func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 	return s, nil
 }
 
+// LoadSoundBTF is LoadBTF followed by the format's structural checks
+// (btf.Spec.CheckStructure), what every reader of foreign BTF needs: the
+// kernel verifier's rules (btf.Spec.Validate) are left to whoever asks.
+// A structural error names path, the type id and the byte offset.
+func LoadSoundBTF(path string, base *btf.Spec) (*btf.Spec, error) {
+	s, err := LoadBTF(path, base)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckStructure(); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	return s, nil
+}
+
 func readBTFFile(path string) ([]byte, error) {
 	f, st, err := OpenInput(path, path)
 	if err != nil {
