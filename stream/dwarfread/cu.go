@@ -432,15 +432,7 @@ func (a Attr) NameBytes(m *elffile.PageMemo, keep bool) ([]byte, error) {
 		s, err := f.debugString(off)
 		return unsafe.Slice(unsafe.StringData(s), len(s)), err
 	}
-	r, err := f.sec(secStr)
-	if err != nil {
-		return nil, err
-	}
-	b, err := r.CStringVia(m, off)
-	if err != nil {
-		return nil, &elffile.Error{File: f.name, Section: ".debug_str", Offset: off, Msg: fmt.Sprintf("bad string offset (%v)", err), Err: elffile.ErrFormat}
-	}
-	return b, nil
+	return f.stringBytesVia(m, secStr, off)
 }
 
 // Address resolves an address-class attribute (DW_FORM_addrx* through

@@ -197,11 +197,17 @@ func (f *File) String(off uint64) (string, error) {
 }
 
 func (f *File) stringBytes(k int, off uint64) ([]byte, error) {
+	return f.stringBytesVia(nil, k, off)
+}
+
+// stringBytesVia is stringBytes reading the section's pages through m
+// (may be nil; elffile.Paged.CStringVia).
+func (f *File) stringBytesVia(m *elffile.PageMemo, k int, off uint64) ([]byte, error) {
 	r, err := f.sec(k)
 	if err != nil {
 		return nil, err
 	}
-	b, err := r.CString(off)
+	b, err := r.CStringVia(m, off)
 	if err != nil {
 		return nil, &elffile.Error{File: f.name, Section: ".debug_" + secNames[k], Offset: off, Msg: fmt.Sprintf("bad string offset (%v)", err), Err: elffile.ErrFormat}
 	}
