@@ -55,6 +55,10 @@ const (
 	maxNamesBytes = 1 << 24
 )
 
+// slotIndex is the direct-mapped slot of key (a .debug_str offset + 1) in
+// a table of 1<<(32-shift) slots: the name and function-symbol caches'.
+func slotIndex(key uint32, shift uint8) uint32 { return (key * 0x9E3779B1) >> shift }
+
 func newNameCache(bits uint8) *nameCache {
 	if bits == 0 || bits > 24 {
 		bits = nameCacheBits
@@ -145,7 +149,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	}
 	key := uint32(off) + 1
 	nc := c.names
-	slot := &nc.slots[(key*0x9E3779B1)>>nc.shift]
+	slot := &nc.slots[slotIndex(key, nc.shift)]
 	if slot.key == key {
 		if slot.gen != nc.gen {
 			slot.gen, slot.off = nc.gen, strs.Append(nc.name(slot))
@@ -163,7 +167,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 		return strs.Append(string(b))
 	}
 	pos := nc.store(b) // may empty the slots: take the slot again
-	slot = &nc.slots[(key*0x9E3779B1)>>nc.shift]
+	slot = &nc.slots[slotIndex(key, nc.shift)]
 	*slot = nameSlot{key: key, gen: nc.gen, at: pos}
 	slot.off = strs.Append(nc.name(slot))
 	return slot.off
@@ -203,7 +207,7 @@ func (c *cuConv) elfFunc(elfs *elfFuncs, i int32) int {
 	}
 	key := uint32(off) + 1
 	fsc := c.funcSyms
-	slot := &fsc.slots[(key*0x9E3779B1)>>fsc.shift]
+	slot := &fsc.slots[slotIndex(key, fsc.shift)]
 	if slot.key != key {
 		*slot = funcSymSlot{key: key, idx: int32(c.findFunc(elfs, i))}
 	}

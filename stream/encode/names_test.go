@@ -11,6 +11,9 @@ func TestNameSlotSize(t *testing.T) {
 	if s := unsafe.Sizeof(nameSlot{}); s != want {
 		t.Errorf("sizeof(nameSlot) = %d, want %d", s, want)
 	}
+	if s := unsafe.Sizeof(funcSymSlot{}); s != 8 {
+		t.Errorf("sizeof(funcSymSlot) = %d, want 8", s)
+	}
 }
 
 // TestNameCacheStore checks that stored names read back while the cache
