@@ -160,7 +160,13 @@ func (st *batchState) leftRef(n node, j int) uint32 {
 // moduleView).
 func (st *batchState) rightRef(b uint32, n node, j int) uint32 {
 	c := st.elem(refAt(n.t, n.w, j))
-	if st.twins && c != 0 && c < uint32(st.d.table.FirstID()) && (b&moduleView != 0 || b >= uint32(st.d.table.FirstID())) {
+	if !st.twins || c == 0 {
+		return c
+	}
+	// c is a base id (below the table's first) read below a module class
+	// when b is a module class (at or past the first) or a base id already
+	// read in the module view.
+	if first := uint32(st.d.table.FirstID()); c < first && (b&moduleView != 0 || b >= first) {
 		if k, ok := st.twinOf(c); ok {
 			return k
 		}
