@@ -198,7 +198,7 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 	} else if base != nil {
 		// Only what the local types look up is taken from the base: the
 		// prims of their keys and the chains of their enums' names.
-		ls := localLookups(src(), view, primKey)
+		ls := localLookups(src(), view)
 		ends := make(map[string]int) // name -> base insertions when its chain was last appended to
 		ins := 0
 		types, _, _ := base.Raw() // a base's ids are 1 to len(types)
@@ -268,15 +268,15 @@ func planEnums(base *btf.Spec, first uint32, strs *btf.Strings, src func() Sourc
 	return p
 }
 
-// localLookups lists what the local types of next look up in the base:
-// the names of their INT, FLOAT and FWD types (whose keys decide whether
-// they insert into libbpf's table) and of their enums (whose chains they
-// read).
+// lookups is what local types look up in the base: the names of their
+// INT, FLOAT and FWD types (whose keys decide whether they insert into
+// libbpf's table) and of their enums (whose chains they read).
 type lookups struct {
 	primNames, enumNames map[string]bool
 }
 
-func localLookups(next Source, view strView, primKey func(btf.Type, []uint32, []byte) string) lookups {
+// localLookups lists the lookups of the local types next yields.
+func localLookups(next Source, view strView) lookups {
 	ls := lookups{primNames: map[string]bool{}, enumNames: map[string]bool{}}
 	for {
 		t, _, ok := next()
