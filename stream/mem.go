@@ -65,6 +65,15 @@ func SoftLimit(memLimit int64) int64 {
 	return max(memLimit-runtimeOverhead-memLimit/32, memLimit/4)
 }
 
+// ModuleGCPercent is the Go GC target for an encode over a base (a
+// module's), the process's setting as SoftLimit is (a program sets it for
+// its whole run unless the user set GOGC): the heap is mostly the base's
+// tables, which hold no pointers, so a collection costs little, while
+// GOGC=100 lets the heap grow to twice what is live before one. Measured
+// on 7.2's modules (peak RSS, same CPU within the noise): xfs 79 -> 69 MB,
+// nf_tables 46 -> 43, tcp_bbr 32.5 -> 31.3.
+const ModuleGCPercent = 50
+
 const (
 	// runtimeOverhead is what the process holds outside the memory the
 	// Go runtime manages (which its soft limit covers: heap, stacks, GC

@@ -154,18 +154,12 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	return 0
 }
 
-// moduleGCPercent is the GC target of an encode over a base (a module's):
-// its heap is mostly the base's tables, which hold no pointers, so a
-// collection costs little, while GOGC=100 lets the heap grow to twice what
-// is live before one. Measured on 7.2's modules (peak RSS, same CPU within
-// the noise): xfs 79 -> 69 MB, nf_tables 46 -> 43, tcp_bbr 32.5 -> 31.3.
-const moduleGCPercent = 50
-
-// setModuleGC sets moduleGCPercent, unless GOGC is set in the environment.
-// A --mem-limit still applies on top (debug.SetMemoryLimit).
+// setModuleGC sets stream.ModuleGCPercent for an encode over a base,
+// unless GOGC is set in the environment. A --mem-limit still applies on
+// top (debug.SetMemoryLimit).
 func setModuleGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(moduleGCPercent)
+		debug.SetGCPercent(stream.ModuleGCPercent)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream"
 	"github.com/btfstream/btfstream/stream/elffile"
 )
 
@@ -142,7 +143,7 @@ func mustLoad(t *testing.T, path string) *btf.Spec {
 }
 
 // TestModuleGCPercent: an encode over a base (a module's) runs with
-// moduleGCPercent, unless GOGC is set in the environment.
+// stream.ModuleGCPercent, unless GOGC is set in the environment.
 func TestModuleGCPercent(t *testing.T) {
 	dir := t.TempDir()
 	base := gccObject(t, dir, "vmlinux", fixtureC)
@@ -157,7 +158,7 @@ func TestModuleGCPercent(t *testing.T) {
 		want int
 	}{
 		{"vmlinux", []string{"-q", "--btf_encode_detached", baseBTF, base}, "", 100},
-		{"module", []string{"-q", "--btf_base", baseBTF, "--btf_encode_detached", filepath.Join(dir, "m.btf"), mod}, "", moduleGCPercent},
+		{"module", []string{"-q", "--btf_base", baseBTF, "--btf_encode_detached", filepath.Join(dir, "m.btf"), mod}, "", stream.ModuleGCPercent},
 		{"module with GOGC", []string{"-q", "--btf_base", baseBTF, "--btf_encode_detached", filepath.Join(dir, "m.btf"), mod}, "100", 100},
 	} {
 		if c.env != "" {
