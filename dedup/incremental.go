@@ -49,6 +49,9 @@ type Incremental struct {
 	// of a hash links to its head).
 	baseIndex hindex
 	canon     []uint32 // by base id: class representative; nil when the base has no duplicates
+	// lz: the base is indexed on demand (baselazy.go); nil when hashed
+	// whole (or without base).
+	lz *lazyBase
 
 	// shared: the table's string offsets point into a string table it
 	// shares with its batches (adopted from the first batch) instead of
@@ -202,6 +205,9 @@ func (d *Incremental) indexBase() error {
 	// The base's hashes are computed in place: the batch's hash arrays
 	// are the table's per-id arrays past void (base ids are 1 to n), with
 	// a sixteenth of room for the module's types past them.
+	if !baseFullRun && !lazyBaseOff && d.lazyIndexBase() {
+		return nil
+	}
 	n := d.base.Len()
 	c := 1 + n + n/16
 	d.hash = append(make([]uint64, 0, c), d.hash...)[:1+n]
@@ -252,7 +258,7 @@ func (d *Incremental) chain(h uint64) uint32 {
 	if c := d.index.find(h, d.hash, 0); c != 0 || d.baseIndex.slots == nil {
 		return c
 	}
-	return d.baseIndex.find(h, d.hash, 0)
+	return d.baseHead(h)
 }
 
 // canonEx returns the canonical id of an existing (base or table) id.
@@ -316,7 +322,7 @@ func (d *Incremental) link(indexed bool) {
 	if indexed {
 		nx = d.index.put(d.hash[id], id, d.hash, 0)
 		if nx == 0 && d.baseIndex.slots != nil {
-			nx = d.baseIndex.find(d.hash[id], d.hash, 0)
+			nx = d.baseHead(d.hash[id])
 		}
 	}
 	d.next = append(d.next, nx)
