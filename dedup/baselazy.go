@@ -1,12 +1,6 @@
 package dedup
 
-import (
-	"cmp"
-	"math/bits"
-	"slices"
-
-	"github.com/btfstream/btfstream/btf"
-)
+import "github.com/btfstream/btfstream/btf"
 
 // Indexing a base on demand.
 //
@@ -15,46 +9,55 @@ import (
 // puts every base type in a group, and a type's hashes and its place in
 // the hash chains are made when a lookup first needs them.
 //
-// Groups. A named type's group key is its name (by content); an unnamed
-// STRUCT, UNION, ENUM, ENUM64 or FWD's is its label hash; any other
-// unnamed type's (PTR, CONST, ARRAY, FUNC_PROTO, ...) is its kind, its
-// numbers and its edges as ids (anonKey: no string is read). Every
-// type that can match a batch type v has v's group: a match needs equal
-// labels, hence an equal name, an equal label hash, or, for the others,
-// found by their exact resolved edges (exact), equal edges, since every
-// base type is its own class (below). Before a lookup of v's hash,
-// lazyGroup links every member of v's group into the hash chain of its
-// own hash (in id order, newest first, as hashBase links them): the
-// chain then holds, of that hash, every base type that can match v, and
-// perhaps others (the members of groups linked before), which the full
-// chain holds too. A type that cannot match is skipped by a lookup,
-// whatever it leaves in the pair memo (a cache), so the result is that of
-// the full chains. The unnamed non-aggregates that a batch checks rather
-// than looks up by their exact edges (tryCandidates: members of a cycle
+// Groups. A named type's group key is its name (by content), but a
+// DECL_TAG's or TYPE_TAG's (a tag name is shared by hundreds) is its name
+// with its kind, numbers and edges; an unnamed STRUCT, UNION, ENUM,
+// ENUM64 or FWD's is its label hash; any other unnamed type's (PTR,
+// CONST, ARRAY, FUNC_PROTO, ...) is its kind, its numbers and its edges
+// as ids (anonKey: no string is read). Keys are folded to 32 bits (two
+// groups that fold alike are one, which only adds candidates). Every type
+// that can match a batch type v has v's group: a match needs equal
+// labels, hence an equal name or an equal label hash, and, for the
+// others, which are only looked up by their exact resolved edges
+// (exact), equal edges, since every base type is its own class (below).
+// Before a lookup of v's hash, lazyGroup links every member of v's group
+// into the hash chain of its own hash (id order, newest first, as
+// hashBase links them): the chain then holds, of that hash, every base
+// type that can match v, and perhaps others (members of groups linked
+// before), which the full chain holds too. A type that cannot match is
+// skipped by a lookup, whatever it leaves in the pair memo (a cache), so
+// the result is that of the full chains. The types looked up by their
+// edges that a batch checks instead (tryCandidates: members of a cycle
 // without a struct, synthetic input) take the whole kind (linkKind).
 //
 // No duplicates. The on-demand index needs every base type to be its own
-// class (canon nil), which the pass proves: if two distinct base types a
-// and b were equivalent, their labels are equal; named ones, or unnamed
-// aggregates, share a group; other unnamed ones share a group if their
-// edges are the same ids, and otherwise two of their edge targets, at
-// one position, are distinct and equivalent. Following those, either a
-// group holds an equivalent pair, or the base has a cycle through
-// unnamed non-aggregates only (no C type does). The pass checks every
-// pair of a group that shares a key (baseBisimilar, without hashes) and
-// looks for such a cycle (anonCycle); if it finds either, or an edge to
-// no type, indexBase hashes the whole base as before.
+// class (canon nil), which the pass (baseproof.go) proves: if two
+// distinct base types a and b were equivalent, their labels are equal;
+// those grouped by name or label hash share a group; the others share a
+// group if their edges are the same ids, and otherwise two of their edge
+// targets, at one position, are distinct and equivalent. Following
+// those, either a group holds an equivalent pair, or the base has a cycle
+// through types of the last kind only (no C type does). The pass
+// compares the types that share a group key and a label hash, and of
+// those the ones of one structural hash (baseBisimilar), and looks for
+// such a cycle (anonCycle); if it finds either, or an edge to no type,
+// indexBase hashes the whole base as before. The same pass indexes the
+// base's STRUCTs and UNIONs by label signature (indexBaseAggregates'
+// index) with the name hashes it has.
 //
-// A base type's label signature (d.lh), tag and finiteness are made by
-// baseReady with hashBase's search, from that type on (a type's values
-// depend on the graph only, not on where the search starts), its
-// structural hash by baseHashOf; lzState records what is known.
+// A base type's label signature (d.lh's value), tag and finiteness are
+// made by baseReady with hashBase's search, from that type on (a type's
+// values depend on the graph only, not on where the search starts), its
+// structural hash by baseHashOf, into arrays that hold only the types
+// reached; lzState records what is known. The table's own types keep
+// d.hash and the others (whose base part stays unwritten).
 //
-// Per base type: the group key (8 bytes), the group link (4), the state
-// (1) and the group index (4 bytes a slot, at most half full: 4 to 8
-// bytes), 17 to 21 bytes; d.hash, d.tag, d.lh, d.fin and d.next keep their
-// 29 bytes a type, allocated but written (so resident) only for the
-// types reached. TestLazyBaseBytes checks the first figure.
+// Per base type: the state (1 byte), the group key (4), the group link
+// (4), the index of its values (4) and its hash chain link (d.next, 4):
+// 17 bytes, and the group slots, 4 bytes a slot at most half full (8 to
+// 16 bytes a type; 8.9 on a 7.2 vmlinux). The whole base's hashing kept
+// 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes checks the
+// figures.
 
 // hashedID is a base id with a hash.
 type hashedID struct {
@@ -124,7 +127,7 @@ func named(v *strView, off uint32) ([]byte, bool) {
 func groupKey(h uint64) uint32 { return uint32(h ^ h>>32) }
 
 // anonKey is the group key of an unnamed non-aggregate: its kind and
-// numbers, and its edges as ref maps them.
+// numbers, and its edges as ref maps them (nil: as they are).
 func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 	k := t.Kind()
 	h := mix(gkAnon, uint64(t.Info))
@@ -143,7 +146,11 @@ func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 		}
 	}
 	for j, m := 0, numRefs(t, w); j < m; j++ {
-		h = mix(h, uint64(ref(refAt(t, w, j))))
+		c := refAt(t, w, j)
+		if ref != nil {
+			c = ref(c)
+		}
+		h = mix(h, uint64(c))
 	}
 	return groupKey(finalize(h))
 }
@@ -170,222 +177,6 @@ func (lz *lazyBase) groupHead(key uint32) uint32 {
 }
 
 func aggKeyOf(lh uint64) uint32 { return groupKey(finalize(mix(gkAgg, lh))) }
-
-// lazyIndexBase groups the base's types and proves it has no duplicates.
-// It reports false (the caller hashes the whole base) if it cannot, or if
-// an edge names no type.
-func (d *Incremental) lazyIndexBase() bool {
-	base := d.base
-	n := uint32(base.Len())
-	d.agg.reset(0)
-	d.aggID = []uint32{}
-	lz := &lazyBase{n: n, state: make([]uint8, 1+n), gkey: make([]uint32, 1+n), gnext: make([]uint32, 1+n)}
-	lz.view = viewOf(base.Strings())
-	size := 16
-	for size < 2*int(n) {
-		size <<= 1
-	}
-	lz.gslot = make([]uint32, size)
-	types, at, words := base.Raw()
-	same := func(c uint32) uint32 { return c }
-	// Keys first, then the slots, filled in the order of the slots the
-	// keys start at (a stable counting sort by their top bits, so a
-	// group's members still come in id order): they are then written
-	// nearly in sequence instead of at random.
-	mask := uint32(size - 1)
-	shift := max(bits.Len32(mask), 10) - 10
-	var count [1<<10 + 1]uint32
-	var roots []uint32 // unnamed non-aggregates with an edge to a type not older
-	for id := uint32(1); id <= n; id++ {
-		t, w := types[id-1], words[at[id-1]:at[id]:at[id]]
-		k := t.Kind()
-		up := false
-		for j, m := 0, numRefs(t, w); j < m; j++ {
-			c := refAt(t, w, j)
-			if c > n {
-				return false
-			}
-			up = up || c >= id
-		}
-		if d.neverMerged(k) {
-			continue
-		}
-		var key uint32
-		agg := k == btf.KindStruct || k == btf.KindUnion
-		if b, ok := named(&lz.view, uint32(t.NameOff)); ok {
-			nh := cstrHash(b)
-			if isTagKind(k) {
-				key = tagKey(nh, t, w, same)
-				lz.state[id] |= lzAnon
-				if up {
-					roots = append(roots, id)
-				}
-			} else {
-				key = namedKey(nh)
-			}
-			if agg {
-				cls := uint64(fwdStruct)
-				if k == btf.KindUnion {
-					cls = fwdUnion
-				}
-				d.putAgg(id, nameKeyOf(cls, nh))
-			}
-		} else if isAggKind(k) {
-			lh := labelHash(node{t, w, &lz.view})
-			key = aggKeyOf(lh)
-			if agg {
-				d.putAgg(id, lh)
-			}
-		} else {
-			key = anonKey(t, w, same)
-			lz.state[id] |= lzAnon
-			if up {
-				roots = append(roots, id)
-			}
-		}
-		lz.gkey[id] = key
-		lz.state[id] |= lzKeyed
-		count[(key&mask)>>shift+1]++
-	}
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
-	}
-	order := make([]uint32, count[len(count)-1])
-	for id := uint32(1); id <= n; id++ {
-		if lz.state[id]&lzKeyed != 0 {
-			b := (lz.gkey[id] & mask) >> shift
-			order[count[b]] = id
-			count[b]++
-		}
-	}
-	var shared []uint32
-	for _, id := range order {
-		key := lz.gkey[id]
-		i := key & mask
-		for ; lz.gslot[i] != 0; i = (i + 1) & mask {
-			if c := lz.gslot[i]; lz.gkey[c] == key {
-				lz.gnext[id] = c
-				for _, x := range [2]uint32{c, id} {
-					if lz.state[x]&lzShared == 0 {
-						lz.state[x] |= lzShared
-						shared = append(shared, x)
-					}
-				}
-				break
-			}
-		}
-		lz.gslot[i] = id
-	}
-	order = nil
-	if lz.anonCycle(roots, types, at, words) {
-		d.aggSig, d.aggID, d.aggNext = nil, nil, nil
-		return false
-	}
-	lz.state[0] = lzReady | lzHash | lzLinked
-	lz.slot = make([]uint32, 1+n)
-	d.lz = lz
-	d.hash = make([]uint64, 1+n, 1+n+n/16)
-	d.tag = make([]uint64, 1+n, 1+n+n/16)
-	d.lh = make([]uint64, 1+n, 1+n+n/16)
-	d.fin = make([]bool, 1+n, 1+n+n/16)
-	d.next = make([]uint32, 1+n, 1+n+n/16)
-	d.hash[0], d.tag[0], d.lh[0], d.fin[0] = voidTag, voidTag, voidTag, true
-	lz.ids = append(lz.ids, 0)
-	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, voidTag), append(lz.tag, voidTag), append(lz.lh, voidTag), append(lz.fin, true)
-	lz.slot[0] = 1
-	// Equivalent types have one group, one label hash and one structural
-	// hash: of the types that share their group key, only those of one
-	// key and label hash are hashed, and only those of one hash compared.
-	keyed := make([]hashedID, len(shared))
-	for i, x := range shared {
-		keyed[i] = hashedID{mix(uint64(lz.gkey[x]), labelHash(d.baseNode(x))), x}
-	}
-	slices.SortFunc(keyed, func(a, b hashedID) int { return cmp.Compare(a.h, b.h) })
-	j := 0
-	for i := 0; i < len(keyed); {
-		e := i + 1
-		for e < len(keyed) && keyed[e].h == keyed[i].h {
-			e++
-		}
-		if e-i > 1 {
-			for ; i < e; i++ {
-				keyed[j] = hashedID{d.exHash(keyed[i].id), keyed[i].id}
-				j++
-			}
-		}
-		i = e
-	}
-	keyed = keyed[:j]
-	slices.SortFunc(keyed, func(a, b hashedID) int { return cmp.Compare(a.h, b.h) })
-	seen := make(map[uint64]bool)
-	v := &lz.view
-	for i := 0; i < len(keyed); i++ {
-		for j := i + 1; j < len(keyed) && keyed[j].h == keyed[i].h; j++ {
-			x, c := keyed[i].id, keyed[j].id
-			if labelEq(d.baseNode(x), d.baseNode(c)) && d.baseBisimilar(x, c, v, seen) {
-				d.lz = nil
-				d.aggSig, d.aggID, d.aggNext = nil, nil, nil
-				return false
-			}
-		}
-	}
-	d.baseIndex.reset(0)
-	d.index.reset(0)
-	return true
-}
-
-// putAgg indexes base STRUCT or UNION id under its label signature sig
-// as indexBaseAggregates does (which then has nothing left to do).
-func (d *Incremental) putAgg(id uint32, sig uint64) {
-	d.aggSig = append(d.aggSig, sig)
-	d.aggID = append(d.aggID, id)
-	d.aggNext = append(d.aggNext, d.agg.put(sig, uint32(len(d.aggID)), d.aggSig, 1))
-}
-
-// anonCycle reports whether the base has a cycle through unnamed
-// non-aggregates only (lzAnon types). roots lists those that have an edge
-// to a type not older (every cycle has one, so the search starts only
-// there; roots may list others).
-func (lz *lazyBase) anonCycle(roots []uint32, types []btf.Type, at, words []uint32) bool {
-	const open, done = lzOpen, lzReady // borrowed, cleared below
-	var seen []uint32
-	defer func() {
-		for _, x := range seen {
-			lz.state[x] &^= open | done
-		}
-	}()
-	var stack, pos []uint32
-	for _, root := range roots {
-		if lz.state[root]&done != 0 {
-			continue
-		}
-		lz.state[root] |= open
-		seen = append(seen, root)
-		stack, pos = append(stack[:0], root), append(pos[:0], 0)
-		for len(stack) > 0 {
-			top := len(stack) - 1
-			x := stack[top]
-			t, w := types[x-1], words[at[x-1]:at[x]:at[x]]
-			if j := int(pos[top]); j < numRefs(t, w) {
-				pos[top]++
-				c := refAt(t, w, j)
-				if c == 0 || lz.state[c]&lzAnon == 0 || lz.state[c]&done != 0 {
-					continue
-				}
-				if lz.state[c]&open != 0 {
-					return true
-				}
-				lz.state[c] |= open
-				seen = append(seen, c)
-				stack, pos = append(stack, c), append(pos, 0)
-				continue
-			}
-			lz.state[x] = lz.state[x]&^open | done
-			stack, pos = stack[:top], pos[:top]
-		}
-	}
-	return false
-}
 
 // at returns the index of base type id's values, making room for them.
 func (lz *lazyBase) at(id uint32) uint32 {
@@ -612,18 +403,21 @@ func (d *Incremental) linkKind(k btf.Kind) {
 // v is checked against its candidates (tryCandidates), not only compared
 // by its resolved edges (exact).
 func (st *batchState) lazyChain(v uint32, checked bool) {
-	d := st.d
-	if d.lz == nil {
-		return
+	if st.d.lz != nil {
+		st.d.linkCandidates(st.bnode(v), checked, st.resolve)
 	}
-	n := st.bnode(v)
+}
+
+// linkCandidates is lazyChain for a type n whose edges resolve maps to
+// classes (none: not resolved).
+func (d *Incremental) linkCandidates(n node, checked bool, resolve func(uint32) uint32) {
 	k := n.t.Kind()
 	if d.neverMerged(k) {
 		return
 	}
 	inBase := true
 	resolved := func(c uint32) uint32 {
-		r := st.resolve(c)
+		r := resolve(c)
 		if r == none || r > d.lz.n {
 			inBase = false
 		}
