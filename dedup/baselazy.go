@@ -49,8 +49,8 @@ import "github.com/btfstream/btfstream/btf"
 // made by baseReady with hashBase's search, from that type on (a type's
 // values depend on the graph only, not on where the search starts), its
 // structural hash by baseHashOf, into arrays that hold only the types
-// reached; lzState records what is known. The table's own types keep
-// d.hash and the others (whose base part stays unwritten).
+// reached; lzState records what is known. d.hash and the others hold the
+// table's types only (from d.hoff, the first table id, on).
 //
 // Per base type: the state (1 byte), the group key (4), the group link
 // (4), the index of its values (4) and its hash chain link (d.next, 4):
@@ -196,21 +196,21 @@ func (d *Incremental) isBase(id uint32) bool { return d.lz != nil && id <= d.lz.
 // an existing id, made on demand for a base type.
 func (d *Incremental) exTag(id uint32) uint64 {
 	if !d.isBase(id) {
-		return d.tag[id]
+		return d.tag[id-d.hoff]
 	}
 	return d.lz.tag[d.baseReady(id)]
 }
 
 func (d *Incremental) exLHReady(id uint32) uint64 {
 	if !d.isBase(id) {
-		return d.lh[id]
+		return d.lh[id-d.hoff]
 	}
 	return d.lz.lh[d.baseReady(id)]
 }
 
 func (d *Incremental) exFin(id uint32) bool {
 	if !d.isBase(id) {
-		return d.fin[id]
+		return d.fin[id-d.hoff]
 	}
 	return d.lz.fin[d.baseReady(id)]
 }
@@ -219,7 +219,7 @@ func (d *Incremental) exFin(id uint32) bool {
 // without storing it for a base type not searched yet.
 func (d *Incremental) exLH(id uint32) uint64 {
 	if !d.isBase(id) {
-		return d.lh[id]
+		return d.lh[id-d.hoff]
 	}
 	if d.lz.state[id]&lzReady != 0 {
 		return d.lz.lh[d.lz.slot[id]-1]
@@ -234,7 +234,7 @@ func (d *Incremental) exLH(id uint32) uint64 {
 // exHash returns the structural hash of an existing id.
 func (d *Incremental) exHash(id uint32) uint64 {
 	if !d.isBase(id) {
-		return d.hash[id]
+		return d.hash[id-d.hoff]
 	}
 	lz := d.lz
 	if lz.state[id]&lzHash == 0 {
@@ -363,7 +363,7 @@ func (d *Incremental) linkBase(id uint32) {
 	}
 	d.baseIndex.put(h, lz.slot[id], lz.hash, 1)
 	d.next[id] = head
-	t := d.index.find(h, d.hash, 0)
+	t := d.index.find(h, d.hash, d.hoff)
 	if t == 0 {
 		return
 	}

@@ -122,12 +122,12 @@ func (d *Incremental) lazyIndexBase() bool {
 	lz.state[0] = lzReady | lzHash | lzLinked
 	lz.slot = make([]uint32, 1+n)
 	d.lz = lz
-	d.hash = make([]uint64, 1+n, 1+n+n/16)
-	d.tag = make([]uint64, 1+n, 1+n+n/16)
-	d.lh = make([]uint64, 1+n, 1+n+n/16)
-	d.fin = make([]bool, 1+n, 1+n+n/16)
+	d.hoff = 1 + n
+	d.hash = make([]uint64, 0, n/16)
+	d.tag = make([]uint64, 0, n/16)
+	d.lh = make([]uint64, 0, n/16)
+	d.fin = make([]bool, 0, n/16)
 	d.next = make([]uint32, 1+n, 1+n+n/16)
-	d.hash[0], d.tag[0], d.lh[0], d.fin[0] = voidTag, voidTag, voidTag, true
 	lz.ids = append(lz.ids, 0)
 	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, voidTag), append(lz.tag, voidTag), append(lz.lh, voidTag), append(lz.fin, true)
 	lz.slot[0] = 1
@@ -173,7 +173,8 @@ func (d *Incremental) lazyIndexBase() bool {
 func (d *Incremental) lazyFails() bool {
 	d.lz = nil
 	d.aggSig, d.aggID, d.aggNext = nil, nil, nil
-	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:1], d.tag[:1], d.lh[:1], d.fin[:1], d.next[:1]
+	d.hoff = 0
+	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, d.next[:1]
 	return false
 }
 

@@ -39,12 +39,15 @@ type Incremental struct {
 	room  int // types the table has room for without growing
 	wroom int // extra words likewise
 
-	hash  []uint64 // by id: structural hash (index key)
-	tag   []uint64 // by id: what a parent mixes in for this child
-	lh    []uint64 // by id: label hash
-	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
-	next  []uint32 // by id: next older id with the same hash, 0 ends
-	index hindex   // newest table id by hash
+	hash []uint64 // by id: structural hash (index key)
+	tag  []uint64 // by id: what a parent mixes in for this child
+	lh   []uint64 // by id: label hash
+	fin  []bool   // by id: the type's unfolding is finite (reaches no cycle)
+	next []uint32 // by id: next older id with the same hash, 0 ends
+	// hoff: hash, tag, lh and fin hold ids from hoff on (a base indexed on
+	// demand keeps its own: hoff is the first table id; else 0).
+	hoff  uint32
+	index hindex // newest table id by hash
 	// baseIndex: newest base id by hash (split mode; the oldest table id
 	// of a hash links to its head).
 	baseIndex hindex
@@ -255,7 +258,7 @@ func (d *Incremental) splitIndex() {
 // chain returns the newest id of hash h, table or base, or 0; d.next
 // links it to the older ones (a table type's to the base's).
 func (d *Incremental) chain(h uint64) uint32 {
-	if c := d.index.find(h, d.hash, 0); c != 0 || d.baseIndex.slots == nil {
+	if c := d.index.find(h, d.hash, d.hoff); c != 0 || d.baseIndex.slots == nil {
 		return c
 	}
 	return d.baseHead(h)
@@ -283,7 +286,9 @@ func (d *Incremental) grow(n int) {
 		d.tag = append(make([]uint64, 0, c), d.tag...)
 		d.lh = append(make([]uint64, 0, c), d.lh...)
 		d.fin = append(make([]bool, 0, c), d.fin...)
-		d.next = append(make([]uint32, 0, c), d.next...)
+	}
+	if cap(d.next)-len(d.next) < n {
+		d.next = append(make([]uint32, 0, len(d.next)+max(n, len(d.next)/4)), d.next...)
 	}
 }
 
@@ -320,9 +325,10 @@ func (d *Incremental) link(indexed bool) {
 	id := uint32(len(d.next))
 	var nx uint32
 	if indexed {
-		nx = d.index.put(d.hash[id], id, d.hash, 0)
+		h := d.hash[id-d.hoff]
+		nx = d.index.put(h, id, d.hash, d.hoff)
 		if nx == 0 && d.baseIndex.slots != nil {
-			nx = d.baseHead(d.hash[id])
+			nx = d.baseHead(h)
 		}
 	}
 	d.next = append(d.next, nx)
