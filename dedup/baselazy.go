@@ -83,6 +83,7 @@ type lazyBase struct {
 	ids           []uint32
 	view          strView
 	linked        [btf.MaxKind + 1]bool
+	stack, pos    []uint32 // baseReady's, reused
 }
 
 // lzState bits.
@@ -271,7 +272,8 @@ func (d *Incremental) baseReady(root uint32) uint32 {
 	if !visit(root) {
 		return lz.slot[root] - 1
 	}
-	stack, pos := []uint32{root}, []uint32{0}
+	stack, pos := append(lz.stack[:0], root), append(lz.pos[:0], 0)
+	defer func() { lz.stack, lz.pos = stack[:0], pos[:0] }()
 	for len(stack) > 0 {
 		top := len(stack) - 1
 		x := stack[top]
