@@ -6,6 +6,7 @@ import (
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
+	"github.com/btfstream/btfstream/stream/encode"
 )
 
 type dieSeen struct {
@@ -81,11 +82,11 @@ func (st *stats) addDIEKeys(b *btf.Spec, remap dedup.Remap, ckeys []uint64, dieT
 	}
 }
 
-func (st *stats) printDIEKeys(k *dieKeyer) {
+func (st *stats) printDIEKeys(k *encode.ClosureKeys) {
 	all := st.t.decode + st.t.encode + st.t.prepare + st.t.resolve
 	d := st.die
-	fmt.Printf("sound DIE closure keys (%.2fs, %.1f%% of decode..resolve): unkeyed %d, largest cyclic component %d; %d type DIEs keyed, %d reach a declaration\n",
-		st.dieKeyTime.Seconds(), 100*st.dieKeyTime.Seconds()/all.Seconds(), k.unkey, k.sccMax, d.keyed, d.decl)
+	fmt.Printf("sound DIE closure keys (encode.ClosureKeys, %.2fs, %.1f%% of decode..resolve): unkeyed %d; %d type DIEs keyed, %d reach a declaration\n",
+		st.dieKeyTime.Seconds(), 100*st.dieKeyTime.Seconds()/all.Seconds(), k.Unkeyed, d.keyed, d.decl)
 	fmt.Printf("  declaration-free: %d hits: %d right, %d UNSOUND (another BTF closure), %d into another class\n",
 		d.hits, d.right, d.unsound, d.wrongClass)
 	fmt.Printf("  types reachable from right hits %d (%.1f%%), their size-weighted share of encode+prepare+resolve %.2fs (%.1f%% of decode..resolve)\n",

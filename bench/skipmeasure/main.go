@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/dedup"
@@ -24,7 +25,14 @@ import (
 
 func main() {
 	maxUnits := flag.Int("units", 0, "stop after this many units (0: all)")
+	prof := flag.String("cpuprofile", "", "write a CPU profile here")
 	flag.Parse()
+	if *prof != "" {
+		pf, err := os.Create(*prof)
+		check(err)
+		check(pprof.StartCPUProfile(pf))
+		defer pprof.StopCPUProfile()
+	}
 	feat := encode.DefaultFeatures
 	f, err := dwarfread.Open(flag.Arg(0), dwarfread.Options{})
 	check(err)
@@ -49,7 +57,7 @@ func main() {
 		keyer = newKeyer()
 		seen  = map[key]seenKey{}
 		cl    = newCloser()
-		dk    = &dieKeyer{}
+		dk    = &encode.ClosureKeys{}
 		seenD = map[uint64]dieSeen{}
 		seenC = map[uint64]btf.TypeID{}
 	)
@@ -72,7 +80,7 @@ func main() {
 		dieType := append([]btf.TypeID(nil), w.DIETypes()...)
 		keys := keyer.unit(cu, dieType)
 		tk := threadCPU()
-		dkeys, ddecl := dk.unit(cu)
+		dkeys, ddecl := dk.Unit(cu)
 		st.dieKeyTime += (threadCPU() - tk)
 		tk = threadCPU()
 		cu.Release()
@@ -89,7 +97,7 @@ func main() {
 		t5 := threadCPU()
 		pr.Restore()
 		u := unitTimes{decode: (t1 - t0), encode: (t2 - t1), key: u0, prepare: (t4 - t3), resolve: (t5 - t4)}
-		st.add(b.Types, d.Table(), remap, before, u, keys, dieType, seen)
+		st.add(b.Types, d.Table(), remap, before, u, keys, dieType, ckeys, seen)
 		st.addClosure(b.Types, remap, ckeys, cl.fwd, seenC, u)
 		st.addDIEKeys(b.Types, remap, ckeys, dieType, dkeys, ddecl, seenD, u)
 		if *maxUnits > 0 && st.units >= *maxUnits {

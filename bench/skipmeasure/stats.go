@@ -11,7 +11,8 @@ import (
 type unitTimes struct{ decode, encode, key, prepare, resolve time.Duration }
 
 type seenKey struct {
-	class btf.TypeID
+	class  btf.TypeID
+	btfKey uint64
 }
 
 type stats struct {
@@ -21,6 +22,7 @@ type stats struct {
 	closureCost, skipCost                   time.Duration // encode+prepare+resolve share
 	dieTypes, hits, tp, sameNotExact, wrong int
 	missed                                  int // closure-exact DIE types without a hit
+	cutUnsound                              int // hits whose BTF closure differs
 	skippable                               int
 	cl                                      closureStats
 	closureTime                             time.Duration
@@ -106,7 +108,7 @@ func edges(b *btf.Spec, x btf.TypeID, fn func(y btf.TypeID)) {
 	}
 }
 
-func (st *stats) add(b, tab *btf.Spec, remap dedup.Remap, before btf.TypeID, u unitTimes, keys []key, dieType []btf.TypeID, seen map[key]seenKey) {
+func (st *stats) add(b, tab *btf.Spec, remap dedup.Remap, before btf.TypeID, u unitTimes, keys []key, dieType []btf.TypeID, ckeys []uint64, seen map[key]seenKey) {
 	st.units++
 	st.t.decode += u.decode
 	st.t.encode += u.encode
@@ -169,7 +171,7 @@ func (st *stats) add(b, tab *btf.Spec, remap dedup.Remap, before btf.TypeID, u u
 		s, hit := seen[keys[i]]
 		switch {
 		case !hit:
-			seen[keys[i]] = seenKey{class: c}
+			seen[keys[i]] = seenKey{class: c, btfKey: ckeys[x-first]}
 			if ce {
 				st.missed++
 			}
@@ -183,6 +185,9 @@ func (st *stats) add(b, tab *btf.Spec, remap dedup.Remap, before btf.TypeID, u u
 		default:
 			st.hits++
 			st.wrong++
+		}
+		if hit && s.btfKey != ckeys[x-first] {
+			st.cutUnsound++
 		}
 	}
 	for len(roots) > 0 {
@@ -216,6 +221,7 @@ func (st *stats) print(tableLen int) {
 		st.closure, 100*float64(st.closure)/float64(st.types), st.closureCost.Seconds(), pct(st.closureCost))
 	fmt.Printf("DIE keys: %d type DIEs, %d hits: %d right (same class, closure-exact), %d same class not exact, %d another class; %d closure-exact DIE types missed\n",
 		st.dieTypes, st.hits, st.tp, st.sameNotExact, st.wrong, st.missed)
+	fmt.Printf("  hits whose encoded closure differs from the earlier copy's (unsound): %d\n", st.cutUnsound)
 	fmt.Printf("types reachable from right hits (skippable) %d (%.1f%%), share %.2fs (%.1f%%)\n",
 		st.skippable, 100*float64(st.skippable)/float64(st.types), st.skipCost.Seconds(), pct(st.skipCost))
 }
