@@ -20,7 +20,7 @@ import (
 //
 // The key of a type DIE:
 //
-//   - Its label: the unit's language, then its tag and every attribute
+//   - Its label: the unit's language and DWARF version, then its tag and every attribute
 //     but DW_AT_sibling and DW_AT_decl_file/line/column (which the
 //     encoder never reads for a type), strings by .debug_str offset (or
 //     content when inline: a string met both ways gives two keys, never
@@ -100,7 +100,10 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 		}
 	}
 	k.edges = k.edges[:0] // the int's label above recorded none that count
-	lang := mixKey(0x7e, uint64(cu.Language()))
+	// The DWARF version decides what some forms mean (a data4
+	// DW_AT_data_member_location is a location list pointer before
+	// DWARF 4, which the encoder does not read as a constant).
+	lang := mixKey(mixKey(0x7e, uint64(cu.Language())), uint64(cu.Version()))
 	for i := range n {
 		k.at[i] = int32(len(k.edges))
 		k.index[i], k.num[i] = -1, -1
@@ -133,7 +136,12 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 }
 
 // Forms whose value the key reads as it is.
-const keyFormString = 0x08 // DW_FORM_string: inline
+const (
+	keyFormString      = 0x08 // DW_FORM_string: inline
+	keyFormStrp        = 0x0e // DW_FORM_strp: a .debug_str offset
+	keyFormFlag        = 0x0c
+	keyFormFlagPresent = 0x19
+)
 
 func keyDataForm(f uint16) bool {
 	switch f {
@@ -165,9 +173,10 @@ func mixKey(h, v uint64) uint64 {
 }
 
 // label hashes d and its descendants that are not types, appending the
-// edges it meets.
+// edges it meets. Words are folded in with one multiply each (acc) and
+// mixed once at the end: most of the key's cost is here.
 func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
-	h = mixKey(h, uint64(d.Tag()))
+	h = acc(h, uint64(d.Tag()))
 	n := d.NumAttrs()
 	for j := 0; j < n; j++ {
 		a := d.AttrAt(j)
@@ -175,51 +184,75 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 		case dwarf.AttrSibling, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrDeclColumn:
 			continue
 		}
-		h = mixKey(h, uint64(a.At))
+		// The attribute and what its value is (not its form: units
+		// write one constant in different forms, implicit_const among
+		// them, as their abbreviations have it).
+		h = acc(h, uint64(a.At)<<8)
+		switch a.Form {
+		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+			k.edge(a)
+			continue
+		case keyFormStrp:
+			h = acc(acc(h, 1), a.Val)
+			continue
+		case keyFormFlag, keyFormFlagPresent:
+			h = acc(acc(h, 3), a.Val)
+			continue
+		}
+		if keyDataForm(a.Form) {
+			// A data form's value is the constant (also where DWARF 2
+			// and 3 call it a section offset: the same offset is the
+			// same data).
+			h = acc(acc(h, 4), a.Val)
+			continue
+		}
 		switch cl := a.Class(); {
 		case cl == dwarf.ClassReference:
-			h = mixKey(h, 0xe)
-			t, ok := k.cu.Lookup(a.Ref())
-			if ok && a.Form != formRefAddr && k.node[t] {
-				k.edges = append(k.edges, int32(t))
-			} else {
-				k.edges = append(k.edges, -1)
-			}
+			k.edge(a)
 		case cl == dwarf.ClassString && a.Form != formGNUStrpAlt:
 			if off, ok := a.DebugStrOffset(); ok {
-				h = mixKey(mixKey(h, 1), off)
+				h = acc(acc(h, 1), off)
 			} else if s, err := a.String(); err == nil && a.Form == keyFormString {
-				h = mixKey(h, 2)
+				h = acc(h, 2)
 				for i := 0; i < len(s); i++ {
-					h = mixKey(h, uint64(s[i]))
+					h = acc(h, uint64(s[i]))
 				}
 			} else {
 				k.edges = append(k.edges, -1)
 			}
 		case cl == dwarf.ClassExprLoc || cl == dwarf.ClassBlock:
 			b := a.Block()
-			h = mixKey(h, uint64(len(b)))
+			h = acc(acc(h, 5), uint64(len(b)))
 			for _, c := range b {
-				h = mixKey(h, uint64(c))
+				h = acc(h, uint64(c))
 			}
-		case cl == dwarf.ClassFlag || keyDataForm(a.Form):
-			// A data form's value is the constant (also where DWARF 2
-			// and 3 call it a section offset: the same offset is the
-			// same data).
-			h = mixKey(h, a.Val)
 		default:
 			k.edges = append(k.edges, -1) // not understood: no key
 		}
 	}
 	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
 		if k.node[c.ID()] {
-			h = mixKey(h, 0xe)
+			h = acc(h, 0xe)
 			k.edges = append(k.edges, int32(c.ID()))
 			continue
 		}
-		h = k.label(c, mixKey(h, 0xc))
+		h = k.label(c, acc(h, 0xc))
 	}
 	return mixKey(h, 0xd)
+}
+
+// acc folds v into h (FNV-1a's step on a word); label mixes the result.
+func acc(h, v uint64) uint64 { return (h ^ v) * 0x100000001b3 }
+
+// edge appends the target of reference a: a type DIE of the unit, or -1
+// (no key) for anything else, references by section offset included.
+func (k *ClosureKeys) edge(a dwarfread.Attr) {
+	t, ok := k.cu.Lookup(a.Ref())
+	if ok && a.Form != formRefAddr && k.node[t] {
+		k.edges = append(k.edges, int32(t))
+	} else {
+		k.edges = append(k.edges, -1)
+	}
 }
 
 func (k *ClosureKeys) strong(x int32) {
