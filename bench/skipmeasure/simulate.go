@@ -22,6 +22,8 @@ type simulation struct {
 	mismatch int           // skipped hits whose real class differs from the key's
 	cpu      time.Duration // AddBatch of the reduced batches
 	build    time.Duration // deciding what skips and building them (the bench's, not the protocol's)
+	emitAll  time.Duration // converting every type DIE again (encode.Worker.ReEmit)
+	emitKept time.Duration // converting the DIEs not skipped
 }
 
 func newSimulation() *simulation {
@@ -167,4 +169,16 @@ func (s *simulation) compare(real *btf.Spec) string {
 		}
 	}
 	return fmt.Sprintf("the same %d types", real.Len())
+}
+
+// skipDIEs says which DIEs of a unit the protocol would not convert: the
+// type DIEs whose declaration-free key already has a class.
+func (s *simulation) skipDIEs(dieType []btf.TypeID, dkeys []uint64, ddecl []bool) []bool {
+	skip := make([]bool, len(dieType))
+	for i, x := range dieType {
+		if x != 0 && dkeys[i] != 0 && !ddecl[i] {
+			_, skip[i] = s.classOf[dkeys[i]]
+		}
+	}
+	return skip
 }
