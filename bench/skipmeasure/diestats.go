@@ -17,6 +17,7 @@ type dieSeen struct {
 type dieStats struct {
 	keyed, decl, hits, right, unsound, wrongClass int
 	skippable                                     int
+	declHits, declSameAsLast, declSameAsFirst     int
 	skipW                                         time.Duration
 }
 
@@ -44,6 +45,22 @@ func (st *stats) addDIEKeys(b *btf.Spec, remap dedup.Remap, ckeys []uint64, dieT
 		st.die.keyed++
 		if ddecl[i] {
 			st.die.decl++
+			// Keys with declarations: does a copy go where the last
+			// copy went (the class changes when a declaration in the
+			// closure is resolved)?
+			c := remap.Map(x)
+			if last, ok := st.lastDecl[dkeys[i]]; ok {
+				st.die.declHits++
+				if last == c {
+					st.die.declSameAsLast++
+				}
+				if first := st.firstDecl[dkeys[i]]; first == c {
+					st.die.declSameAsFirst++
+				}
+			} else {
+				st.firstDecl[dkeys[i]] = c
+			}
+			st.lastDecl[dkeys[i]] = c
 			continue
 		}
 		c := remap.Map(x)
@@ -89,6 +106,8 @@ func (st *stats) printDIEKeys(k *encode.ClosureKeys) {
 		st.dieKeyTime.Seconds(), 100*st.dieKeyTime.Seconds()/all.Seconds(), k.Unkeyed, d.keyed, d.decl)
 	fmt.Printf("  declaration-free: %d hits: %d right, %d UNSOUND (another BTF closure), %d into another class\n",
 		d.hits, d.right, d.unsound, d.wrongClass)
+	fmt.Printf("  keys with declarations: %d hits, %d into the first copy's class, %d into the last copy's; %d keys\n",
+		d.declHits, d.declSameAsFirst, d.declSameAsLast, len(st.firstDecl))
 	fmt.Printf("  types reachable from right hits %d (%.1f%%), their size-weighted share of encode+prepare+resolve %.2fs (%.1f%% of decode..resolve)\n",
 		d.skippable, 100*float64(d.skippable)/float64(st.types), d.skipW.Seconds(), 100*d.skipW.Seconds()/all.Seconds())
 }

@@ -43,6 +43,7 @@ import (
 func main() {
 	maxUnits := flag.Int("units", 0, "stop after this many units (0: all)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
+	simDecl := flag.Bool("simulate-decl", false, "let the simulation skip closures with declarations too (known not exact)")
 	simulate := flag.Bool("simulate", true, "run the skip protocol at the dedup level beside the real deduplication")
 	flag.Parse()
 	if *prof != "" {
@@ -71,13 +72,13 @@ func main() {
 	var (
 		b       *encode.Batch
 		pr      *dedup.Prepared
-		st      stats
+		st      = stats{firstDecl: map[uint64]btf.TypeID{}, lastDecl: map[uint64]btf.TypeID{}}
 		keyer   = newKeyer()
 		seen    = map[key]seenKey{}
 		cl      = newCloser()
 		dk      = &encode.ClosureKeys{}
 		seenD   = map[uint64]dieSeen{}
-		sim     = newSimulation()
+		sim     = newSimulation(*simDecl)
 		scratch = encode.NewBatch()
 		seenC   = map[uint64]btf.TypeID{}
 	)
@@ -146,6 +147,7 @@ func main() {
 		fmt.Printf("converting the type DIEs again: all %.2fs, without the skipped ones %.2fs\n", sim.emitAll.Seconds(), sim.emitKept.Seconds())
 		fmt.Printf("simulated protocol: %d batch types skipped, %d kept; real dedup (prepare+resolve) %.2fs, simulated AddBatch %.2fs (building the reduced batches %.2fs); %d skipped types whose real class differs; table: %s\n",
 			sim.skipped, sim.kept, (st.t.prepare + st.t.resolve).Seconds(), sim.cpu.Seconds(), sim.build.Seconds(), sim.mismatch, sim.compare(d.Table()))
+		fmt.Printf("  declarations resolved during the units: %d\n", sim.resolutions())
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 type simulation struct {
 	d        *dedup.Incremental
 	classOf  map[uint64]btf.TypeID // DIE key -> class in d
+	withDecl bool                  // skip closures with declarations too, while no declaration was resolved since their class was recorded
+	declAt   map[uint64]int        // keys with declarations: the table's resolutions when their class was recorded
 	skipped  int
 	kept     int
 	mismatch int           // skipped hits whose real class differs from the key's
@@ -26,11 +28,25 @@ type simulation struct {
 	emitKept time.Duration // converting the DIEs not skipped
 }
 
-func newSimulation() *simulation {
+func newSimulation(withDecl bool) *simulation {
 	d, err := dedup.NewIncremental(nil)
 	check(err)
-	return &simulation{d: d, classOf: map[uint64]btf.TypeID{}}
+	return &simulation{d: d, classOf: map[uint64]btf.TypeID{}, withDecl: withDecl, declAt: map[uint64]int{}}
 }
+
+// usable reports whether key's recorded class stands for a new copy: a
+// key without declarations, or one whose class was recorded before no
+// declaration was resolved since.
+func (s *simulation) usable(key uint64) bool {
+	if _, ok := s.classOf[key]; !ok || key == 0 {
+		return false
+	}
+	at, decl := s.declAt[key]
+	return !decl || at == s.d.Resolutions()
+}
+
+// resolutions is how many declarations the simulated table resolved.
+func (s *simulation) resolutions() int { return s.d.Resolutions() }
 
 // unit feeds one unit's batch b (ids from 1; remap: its real classes).
 func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, dkeys []uint64, ddecl []bool) {
@@ -39,7 +55,7 @@ func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, 
 	// Batch type -> its DIE key (declaration-free, keyed DIE types only).
 	keyOf := make([]uint64, n)
 	for i, x := range dieType {
-		if x != 0 && dkeys[i] != 0 && !ddecl[i] {
+		if x != 0 && dkeys[i] != 0 && (s.withDecl || !ddecl[i]) {
 			keyOf[x-first] = dkeys[i]
 		}
 	}
@@ -53,8 +69,15 @@ func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, 
 			isDIE[x-first] = true
 		}
 	}
+	declOf := make([]bool, n)
+	for i, x := range dieType {
+		if x != 0 {
+			declOf[x-first] = ddecl[i]
+		}
+	}
+	res0 := s.d.Resolutions()
 	for i := range n {
-		if _, ok := s.classOf[keyOf[i]]; ok && keyOf[i] != 0 {
+		if s.usable(keyOf[i]) {
 			skip[i] = true
 		}
 	}
@@ -151,7 +174,11 @@ func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, 
 			}
 			continue
 		}
-		if _, ok := s.classOf[keyOf[i]]; !ok {
+		if declOf[i] {
+			// The last copy's class, valid until a resolution.
+			s.classOf[keyOf[i]] = r.Map(newID[i])
+			s.declAt[keyOf[i]] = res0
+		} else if _, ok := s.classOf[keyOf[i]]; !ok {
 			s.classOf[keyOf[i]] = r.Map(newID[i])
 		}
 	}
@@ -176,8 +203,8 @@ func (s *simulation) compare(real *btf.Spec) string {
 func (s *simulation) skipDIEs(dieType []btf.TypeID, dkeys []uint64, ddecl []bool) []bool {
 	skip := make([]bool, len(dieType))
 	for i, x := range dieType {
-		if x != 0 && dkeys[i] != 0 && !ddecl[i] {
-			_, skip[i] = s.classOf[dkeys[i]]
+		if x != 0 && dkeys[i] != 0 && (s.withDecl || !ddecl[i]) {
+			skip[i] = s.usable(dkeys[i])
 		}
 	}
 	return skip

@@ -28,6 +28,7 @@ type stats struct {
 	closureTime                             time.Duration
 	dieKeyTime                              time.Duration
 	die                                     dieStats
+	firstDecl, lastDecl                     map[uint64]btf.TypeID // keys with declarations: their first and last copies' classes
 }
 
 // sameType reports whether batch type x, its edges mapped by remap, is table
