@@ -44,6 +44,7 @@ func main() {
 	maxUnits := flag.Int("units", 0, "stop after this many units (0: all)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile here")
 	simDecl := flag.Bool("simulate-decl", false, "let the simulation skip closures with declarations too (known not exact)")
+	lag := flag.Int("lag", 0, "units the workers' view of the table lags the merger (the pipeline keeps up to 3*jobs+1 batches in flight)")
 	simulate := flag.Bool("simulate", true, "run the skip protocol at the dedup level beside the real deduplication")
 	flag.Parse()
 	if *prof != "" {
@@ -78,7 +79,7 @@ func main() {
 		cl      = newCloser()
 		dk      = &encode.ClosureKeys{}
 		seenD   = map[uint64]dieSeen{}
-		sim     = newSimulation(*simDecl)
+		sim     = newSimulation(*simDecl, *lag)
 		scratch = encode.NewBatch()
 		seenC   = map[uint64]btf.TypeID{}
 	)
@@ -133,6 +134,7 @@ func main() {
 		st.addDIEKeys(b.Types, remap, ckeys, dieType, dkeys, ddecl, seenD, u)
 		if *simulate {
 			sim.unit(b.Types, remap, dieType, dkeys, ddecl)
+			sim.done()
 		}
 		if *maxUnits > 0 && st.units >= *maxUnits {
 			break
@@ -147,7 +149,7 @@ func main() {
 		fmt.Printf("converting the type DIEs again: all %.2fs, without the skipped ones %.2fs\n", sim.emitAll.Seconds(), sim.emitKept.Seconds())
 		fmt.Printf("simulated protocol: %d batch types skipped, %d kept; real dedup (prepare+resolve) %.2fs, simulated AddBatch %.2fs (building the reduced batches %.2fs); %d skipped types whose real class differs; table: %s\n",
 			sim.skipped, sim.kept, (st.t.prepare + st.t.resolve).Seconds(), sim.cpu.Seconds(), sim.build.Seconds(), sim.mismatch, sim.compare(d.Table()))
-		fmt.Printf("  declarations resolved during the units: %d\n", sim.resolutions())
+		fmt.Printf("  declarations resolved during the units: %d; workers' view %d units behind; units whose skips with declarations were stale (converted after all) %d\n", sim.resolutions(), sim.lag, sim.fallback)
 	}
 }
 

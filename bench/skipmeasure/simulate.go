@@ -19,6 +19,11 @@ type simulation struct {
 	classOf  map[uint64]btf.TypeID // DIE key -> class in d
 	withDecl bool                  // skip closures with declarations too, while no declaration was resolved since their class was recorded
 	declAt   map[uint64]int        // keys with declarations: the table's resolutions when their class was recorded
+	recUnit  map[uint64]int        // the unit that recorded a key's class
+	lag      int                   // units the workers' view of the table lags the merger's
+	units    int                   // units added
+	resAfter []int                 // resolutions after each unit
+	fallback int                   // units whose skips the merger found stale (then done whole)
 	skipped  int
 	kept     int
 	mismatch int           // skipped hits whose real class differs from the key's
@@ -28,21 +33,34 @@ type simulation struct {
 	emitKept time.Duration // converting the DIEs not skipped
 }
 
-func newSimulation(withDecl bool) *simulation {
+func newSimulation(withDecl bool, lag int) *simulation {
 	d, err := dedup.NewIncremental(nil)
 	check(err)
-	return &simulation{d: d, classOf: map[uint64]btf.TypeID{}, withDecl: withDecl, declAt: map[uint64]int{}}
+	return &simulation{d: d, classOf: map[uint64]btf.TypeID{}, withDecl: withDecl, declAt: map[uint64]int{},
+		recUnit: map[uint64]int{}, lag: lag}
 }
 
-// usable reports whether key's recorded class stands for a new copy: a
-// key without declarations, or one whose class was recorded before no
-// declaration was resolved since.
+// usable reports whether a worker, which sees the table as it was lag
+// units ago, takes key's class for a new copy: a key without
+// declarations, or one whose class was recorded while the table had
+// resolved as many declarations as it had then.
 func (s *simulation) usable(key uint64) bool {
 	if _, ok := s.classOf[key]; !ok || key == 0 {
 		return false
 	}
+	seen := s.units - 1 - s.lag // the last unit the worker sees added
+	if seen < 0 || s.recUnit[key] > seen {
+		return false
+	}
 	at, decl := s.declAt[key]
-	return !decl || at == s.d.Resolutions()
+	return !decl || at == s.resAfter[seen]
+}
+
+// stale reports whether the merger, adding the unit now, finds a skipped
+// key's class no longer stands: a declaration was resolved since.
+func (s *simulation) stale(key uint64) bool {
+	at, decl := s.declAt[key]
+	return decl && at != s.d.Resolutions()
 }
 
 // resolutions is how many declarations the simulated table resolved.
@@ -76,9 +94,23 @@ func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, 
 		}
 	}
 	res0 := s.d.Resolutions()
+	staleUnit := false
 	for i := range n {
 		if s.usable(keyOf[i]) {
 			skip[i] = true
+			staleUnit = staleUnit || s.stale(keyOf[i])
+		}
+	}
+	if staleUnit {
+		// The merger found a declaration resolved since the worker
+		// looked: the unit's closures with declarations are converted
+		// after all (what a pipeline would redo), the others stay
+		// skipped (their classes never change).
+		s.fallback++
+		for i := range n {
+			if declOf[i] {
+				skip[i] = false
+			}
 		}
 	}
 	// Non-DIE types pointed at by other types (inner ARRAYs, TYPE_TAGs)
@@ -178,10 +210,18 @@ func (s *simulation) unit(b *btf.Spec, remap dedup.Remap, dieType []btf.TypeID, 
 			// The last copy's class, valid until a resolution.
 			s.classOf[keyOf[i]] = r.Map(newID[i])
 			s.declAt[keyOf[i]] = res0
+			s.recUnit[keyOf[i]] = s.units
 		} else if _, ok := s.classOf[keyOf[i]]; !ok {
 			s.classOf[keyOf[i]] = r.Map(newID[i])
+			s.recUnit[keyOf[i]] = s.units
 		}
 	}
+}
+
+// done closes a unit.
+func (s *simulation) done() {
+	s.resAfter = append(s.resAfter, s.d.Resolutions())
+	s.units++
 }
 
 // compare reports whether the simulated table equals the real one.
@@ -202,9 +242,16 @@ func (s *simulation) compare(real *btf.Spec) string {
 // type DIEs whose declaration-free key already has a class.
 func (s *simulation) skipDIEs(dieType []btf.TypeID, dkeys []uint64, ddecl []bool) []bool {
 	skip := make([]bool, len(dieType))
+	stale := false
 	for i, x := range dieType {
 		if x != 0 && dkeys[i] != 0 && (s.withDecl || !ddecl[i]) {
 			skip[i] = s.usable(dkeys[i])
+			stale = stale || skip[i] && s.stale(dkeys[i])
+		}
+	}
+	if stale { // as unit does
+		for i := range skip {
+			skip[i] = skip[i] && !ddecl[i]
 		}
 	}
 	return skip
