@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -24,11 +25,12 @@ import (
 func (st *batchState) adjustBase() { st.adjustBaseOf(nil) }
 
 // adjustBaseOf is adjustBase for a batch that p prepared (nil: another
-// batch). Only a check that meets a base FWD opposite a complete struct or
-// union of its name and kind can give ADJ, and OK or FAIL results leave
-// nothing behind but memoised pairs: a prepared batch reads nothing but
-// its own types on the left of a pair, so its types that reach no struct
-// or union named like a base FWD are not checked (mayAdjust).
+// batch). Only a check that meets an unresolved base FWD opposite a
+// complete struct or union of its name and kind can give ADJ (a resolved
+// one reads as what it stands for), and OK or FAIL results leave nothing
+// behind but memoised pairs: a prepared batch reads nothing but its own
+// types on the left of a pair, so its types that reach no struct or union
+// named like an unresolved base FWD are not checked (mayAdjust).
 func (st *batchState) adjustBaseOf(p *Prepared) {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {
@@ -89,9 +91,9 @@ func (st *batchState) adjustBaseOf(p *Prepared) {
 }
 
 // mayAdjust marks the types of prepared batch p that reach, through
-// their edges, a STRUCT or UNION of the name and kind of a base FWD (whose
-// label signatures are alike), in one pass over p's components (children
-// first). It returns nil when no type does.
+// their edges, a STRUCT or UNION of the name and kind of an unresolved
+// base FWD (whose label signatures are alike), in one pass over p's
+// components (children first). It returns nil when no type does.
 func (st *batchState) mayAdjust(p *Prepared) []bool {
 	d := st.d
 	if len(d.baseFwd) == 0 && !d.baseFwdAnon {
@@ -103,7 +105,7 @@ func (st *batchState) mayAdjust(p *Prepared) []bool {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || t.NameOff == 0 {
 			continue
 		}
-		if _, ok := slices.BinarySearch(d.baseFwd, st.blh[i]); ok || (d.baseFwdAnon && len(st.bv.bytes(uint32(t.NameOff))) == 0) {
+		if st.openBaseFwd(st.blh[i]) || (d.baseFwdAnon && len(st.bv.bytes(uint32(t.NameOff))) == 0) {
 			if may == nil {
 				may = make([]bool, st.n)
 			}
@@ -141,6 +143,28 @@ func (st *batchState) mayAdjust(p *Prepared) []bool {
 		}
 	}
 	return may
+}
+
+// openBaseFwd reports whether a base FWD of label signature key is a
+// class that stands for nothing yet: a right side of a pair can read it
+// as a FWD.
+func (st *batchState) openBaseFwd(key uint64) bool {
+	d := st.d
+	i, _ := slices.BinarySearchFunc(d.baseFwd, key, func(e baseFwd, k uint64) int { return cmp.Compare(e.key, k) })
+	for ; i < len(d.baseFwd) && d.baseFwd[i].key == key; i++ {
+		if c := d.canonEx(d.baseFwd[i].id); st.declares(c) {
+			if _, done := d.fwdTo[c]; !done {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// baseFwd is a named FWD of the base and its label signature.
+type baseFwd struct {
+	key uint64
+	id  uint32
 }
 
 // adjustFwds resolves every base FWD that the ADJ pair (a, b) reaches
@@ -208,9 +232,9 @@ func (d *Incremental) indexBaseAggregates() {
 			d.baseFwdAnon = true
 			continue
 		}
-		d.baseFwd = append(d.baseFwd, key)
+		d.baseFwd = append(d.baseFwd, baseFwd{key, id})
 	}
-	slices.Sort(d.baseFwd)
+	slices.SortFunc(d.baseFwd, func(a, b baseFwd) int { return cmp.Compare(a.key, b.key) })
 }
 
 // baseAggKey is aggKey of base aggregate id.

@@ -73,9 +73,9 @@ type Incremental struct {
 	aggSig  []uint64
 	aggID   []uint32
 	aggNext []uint32
-	// baseFwd: the label signatures of the base's FWDs, sorted (built
+	// baseFwd: the base's named FWDs by label signature, sorted (built
 	// with agg); baseFwdAnon: one of them has no name (adjustBase).
-	baseFwd     []uint64
+	baseFwd     []baseFwd
 	baseFwdAnon bool
 	kept        map[uint32]bool
 	// twin: base struct -> table id of the module struct first kept
