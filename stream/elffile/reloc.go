@@ -102,6 +102,7 @@ type relSource struct {
 	ent    uint64
 	n      uint64
 	sorted bool
+	le     bool   // little-endian: read without the File's ByteOrder interface
 	next   uint64 // cursor for sorted mode: first entry not yet consumed
 	chunk  []byte
 	chunkN uint64
@@ -128,6 +129,13 @@ func (rs *relSource) load(i uint64) ([]byte, error) {
 
 // decode reads the entry at the start of p.
 func (rs *relSource) decode(f *File, p []byte) relEntry {
+	if rs.le && f.Class64 && rs.rela && len(p) >= 24 {
+		// ELF64 RELA, little-endian: every 64-bit module of x86-64,
+		// arm64, riscv64, ...
+		le := binary.LittleEndian
+		info := le.Uint64(p[8:])
+		return relEntry{off: le.Uint64(p), addend: int64(le.Uint64(p[16:])), sym: uint32(info >> 32), typ: uint32(info)}
+	}
 	o := f.Order
 	var r relEntry
 	if f.Class64 {
@@ -160,9 +168,12 @@ func (rs *relSource) ascending(f *File) (bool, error) {
 		k := uint64(len(p)) / rs.ent
 		for e := uint64(0); e < k; e++ {
 			var off uint64
-			if f.Class64 {
+			switch {
+			case f.Class64 && rs.le:
+				off = binary.LittleEndian.Uint64(p[e*rs.ent:])
+			case f.Class64:
 				off = f.Order.Uint64(p[e*rs.ent:])
-			} else {
+			default:
 				off = uint64(f.Order.Uint32(p[e*rs.ent:]))
 			}
 			if off < last {
@@ -182,6 +193,12 @@ type Relocator struct {
 	target string
 	srcs   []*relSource
 	syms   *symtab
+	le     bool // little-endian
+	// The kind and width of relocation type typ, the last one met (a
+	// section's relocations are nearly all of one or two types).
+	typ32            uint32
+	typKind, typSize uint8
+	typKnown         bool
 	// cache holds symbol values, direct-mapped by index: a section's
 	// relocations name few symbols (in .debug_info, mostly the sections
 	// .debug_str, .debug_abbrev, .debug_line, ...).
@@ -204,13 +221,13 @@ func (f *File) NewRelocator(s *SectionHeader) (*Relocator, error) {
 }
 
 func (f *File) newRelocator(s *SectionHeader) (*Relocator, error) {
-	rl := &Relocator{f: f, target: s.Name}
+	rl := &Relocator{f: f, target: s.Name, le: f.Order == binary.LittleEndian}
 	for i := range f.Sections {
 		rs := &f.Sections[i]
 		if (rs.Type != SHTRela && rs.Type != SHTRel) || rs.Info != s.Index || rs.Size == 0 {
 			continue
 		}
-		src := &relSource{sec: rs, rela: rs.Type == SHTRela, sorted: true}
+		src := &relSource{sec: rs, rela: rs.Type == SHTRela, sorted: true, le: f.Order == binary.LittleEndian}
 		switch {
 		case f.Class64 && src.rela:
 			src.ent = 24
@@ -341,7 +358,11 @@ func (rl *Relocator) Apply(dst []byte, base uint64) error {
 }
 
 func (rl *Relocator) one(dst []byte, at uint64, r relEntry, rela bool) error {
-	kind, size := rl.f.relocKind(r.typ)
+	if !rl.typKnown || r.typ != rl.typ32 {
+		k, size := rl.f.relocKind(r.typ)
+		rl.typ32, rl.typKind, rl.typSize, rl.typKnown = r.typ, uint8(k), size, true
+	}
+	kind, size := int(rl.typKind), rl.typSize
 	if kind == rkNone || r.sym == 0 {
 		return nil
 	}
@@ -356,6 +377,17 @@ func (rl *Relocator) one(dst []byte, at uint64, r relEntry, rela bool) error {
 		return nil
 	}
 	p := dst[at : at+uint64(size)]
+	if rela && kind == rkAbs && rl.le {
+		// The common case, without the ByteOrder interface.
+		switch v := s.val + uint64(r.addend); size {
+		case 4:
+			binary.LittleEndian.PutUint32(p, uint32(v))
+			return nil
+		case 8:
+			binary.LittleEndian.PutUint64(p, v)
+			return nil
+		}
+	}
 	o := rl.f.Order
 	old := getUint(o, p)
 	a := uint64(r.addend)

@@ -18,9 +18,19 @@ type relocFixture struct {
 // makeRelocFixture builds n relocations, one in each 8-byte slot of the
 // target, against syms symbols (more than the Relocator's cache holds;
 // every tenth undefined, and so left alone), in ascending offset order or
-// shuffled. 64-bit files use x86-64 RELA, 32-bit ones i386 REL.
-func makeRelocFixture(is64, sorted bool, n, syms int, rng *rand.Rand) relocFixture {
-	bo := binary.LittleEndian
+// shuffled. 64-bit files use RELA (x86-64, or s390x big-endian), 32-bit
+// ones REL (i386, or PowerPC big-endian).
+func makeRelocFixture(is64, big, sorted bool, n, syms int, rng *rand.Rand) relocFixture {
+	var bo binary.ByteOrder = binary.LittleEndian
+	machine, abs32, abs64 := elf.EM_386, uint32(elf.R_386_32), uint32(0)
+	switch {
+	case is64 && big:
+		bo, machine, abs32, abs64 = binary.BigEndian, elf.EM_S390, uint32(elf.R_390_32), uint32(elf.R_390_64)
+	case is64:
+		machine, abs32, abs64 = elf.EM_X86_64, uint32(elf.R_X86_64_32), uint32(elf.R_X86_64_64)
+	case big:
+		bo, machine, abs32 = binary.BigEndian, elf.EM_PPC, uint32(elf.R_PPC_ADDR32)
+	}
 	target := make([]byte, 8*n)
 	rng.Read(target)
 	want := bytes.Clone(target)
@@ -60,16 +70,16 @@ func makeRelocFixture(is64, sorted bool, n, syms int, rng *rand.Rand) relocFixtu
 		var e [24]byte
 		wide := is64 && rng.Intn(2) == 0
 		if is64 {
-			typ := uint32(elf.R_X86_64_32)
+			typ := abs32
 			if wide {
-				typ = uint32(elf.R_X86_64_64)
+				typ = abs64
 			}
 			bo.PutUint64(e[0:], off)
 			bo.PutUint64(e[8:], uint64(sym)<<32|uint64(typ))
 			bo.PutUint64(e[16:], addend)
 		} else {
 			bo.PutUint32(e[0:], uint32(off))
-			bo.PutUint32(e[4:], sym<<8|uint32(elf.R_386_32))
+			bo.PutUint32(e[4:], sym<<8|abs32)
 			addend = uint64(bo.Uint32(target[off:])) // REL: in place
 		}
 		rel = append(rel, e[:relEnt]...)
@@ -92,9 +102,9 @@ func makeRelocFixture(is64, sorted bool, n, syms int, rng *rand.Rand) relocFixtu
 		elfSec{name: ".rela.debug_info", typ: relType, data: rel})
 	// makeELF links nothing: the relocations apply to section 1 (sh_info)
 	// through the symbols of section 2 (sh_link); set the machine.
-	machine, shoff, shent, link := elf.EM_386, int(bo.Uint32(file[32:])), 40, 24
+	shoff, shent, link := int(bo.Uint32(file[32:])), 40, 24
 	if is64 {
-		machine, shoff, shent, link = elf.EM_X86_64, int(bo.Uint64(file[40:])), 64, 40
+		shoff, shent, link = int(bo.Uint64(file[40:])), 64, 40
 	}
 	bo.PutUint16(file[18:], uint16(machine))
 	h := file[shoff+3*shent:]
@@ -109,18 +119,20 @@ func makeRelocFixture(is64, sorted bool, n, syms int, rng *rand.Rand) relocFixtu
 func TestRelocatorApply(t *testing.T) {
 	rng := rand.New(rand.NewSource(18))
 	for _, tc := range []struct {
-		name         string
-		is64, sorted bool
-		n, syms      int
+		name              string
+		is64, big, sorted bool
+		n, syms           int
 	}{
-		{"elf64-rela-sorted", true, true, 3*relChunk + 17, 700},
-		{"elf64-rela-shuffled", true, false, 2*relChunk + 5, 300},
-		{"elf32-rel-sorted", false, true, relChunk + 1, 40},
-		{"elf32-rel-shuffled", false, false, 1000, symCacheSize + 1},
-		{"one-entry", true, true, 1, 2},
+		{"elf64-rela-sorted", true, false, true, 3*relChunk + 17, 700},
+		{"elf64-rela-shuffled", true, false, false, 2*relChunk + 5, 300},
+		{"elf64be-rela-sorted", true, true, true, relChunk + 3, 400},
+		{"elf32-rel-sorted", false, false, true, relChunk + 1, 40},
+		{"elf32-rel-shuffled", false, false, false, 1000, symCacheSize + 1},
+		{"elf32be-rel-shuffled", false, true, false, 900, 30},
+		{"one-entry", true, false, true, 1, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fx := makeRelocFixture(tc.is64, tc.sorted, tc.n, tc.syms, rng)
+			fx := makeRelocFixture(tc.is64, tc.big, tc.sorted, tc.n, tc.syms, rng)
 			f, err := New("reloc.o", bytes.NewReader(fx.file), int64(len(fx.file)), Options{})
 			if err != nil {
 				t.Fatal(err)
