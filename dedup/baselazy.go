@@ -41,9 +41,7 @@ import "github.com/btfstream/btfstream/btf"
 // compares the types that share a group key and a label hash, and of
 // those the ones of one structural hash (baseBisimilar), and looks for
 // such a cycle (anonCycle); if it finds either, or an edge to no type,
-// indexBase hashes the whole base as before. The same pass indexes the
-// base's STRUCTs and UNIONs by label signature (indexBaseAggregates'
-// index) with the name hashes it has.
+// indexBase hashes the whole base as before.
 //
 // A base type's label signature (d.lh's value), tag and finiteness are
 // made by baseReady with hashBase's search, from that type on (a type's

@@ -17,8 +17,6 @@ import (
 func (d *Incremental) lazyIndexBase() bool {
 	base := d.base
 	n := uint32(base.Len())
-	d.agg.reset(0)
-	d.aggID = []uint32{}
 	lz := &lazyBase{n: n, state: make([]uint8, 1+n), gkey: make([]uint32, 1+n), gnext: make([]uint32, 1+n)}
 	lz.view = viewOf(base.Strings())
 	size := 16
@@ -50,7 +48,6 @@ func (d *Incremental) lazyIndexBase() bool {
 			continue
 		}
 		var key uint32
-		agg := k == btf.KindStruct || k == btf.KindUnion
 		if b, ok := named(&lz.view, uint32(t.NameOff)); ok {
 			nh := cstrHash(b)
 			if isTagKind(k) {
@@ -62,19 +59,8 @@ func (d *Incremental) lazyIndexBase() bool {
 			} else {
 				key = namedKey(nh)
 			}
-			if agg {
-				cls := uint64(fwdStruct)
-				if k == btf.KindUnion {
-					cls = fwdUnion
-				}
-				d.putAgg(id, nameKeyOf(cls, nh))
-			}
 		} else if isAggKind(k) {
-			lh := labelHash(node{t, w, &lz.view})
-			key = aggKeyOf(lh)
-			if agg {
-				d.putAgg(id, lh)
-			}
+			key = aggKeyOf(labelHash(node{t, w, &lz.view}))
 		} else {
 			key = anonKey(t, w, nil)
 			lz.state[id] |= lzAnon
@@ -172,7 +158,6 @@ func (d *Incremental) lazyIndexBase() bool {
 // whole base instead.
 func (d *Incremental) lazyFails() bool {
 	d.lz = nil
-	d.aggSig, d.aggID, d.aggNext = nil, nil, nil
 	d.hoff = 0
 	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, d.next[:1]
 	return false
@@ -211,14 +196,6 @@ func (lz *lazyBase) bucketed(d *Incremental, keyed []hashedID, same func(x, c ui
 		}
 	}
 	return false
-}
-
-// putAgg indexes base STRUCT or UNION id under its label signature sig
-// as indexBaseAggregates does (which then has nothing left to do).
-func (d *Incremental) putAgg(id uint32, sig uint64) {
-	d.aggSig = append(d.aggSig, sig)
-	d.aggID = append(d.aggID, id)
-	d.aggNext = append(d.aggNext, d.agg.put(sig, uint32(len(d.aggID)), d.aggSig, 1))
 }
 
 // anonCycle reports whether the base has a cycle through unnamed
