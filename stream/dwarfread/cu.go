@@ -120,6 +120,16 @@ func (cu *CU) Len() uint32 { return uint32(len(cu.arena.Tags)) }
 // Tags returns the raw tag records, in section order.
 func (cu *CU) Tags() []arena.Tag { return cu.arena.Tags }
 
+// Vals returns the raw attribute values of every DIE (a DIE's start at its
+// Tag.Vals, in abbreviation order; see the package doc for what a value
+// means): for callers that read the same attributes of many DIEs of one
+// abbreviation and find their positions once (NumAbbrevs, DIE.AttrAt).
+func (cu *CU) Vals() []uint64 { return cu.arena.Vals }
+
+// NumAbbrevs returns the number of abbreviations of the unit's table: the
+// bound of Tag.Abbrev.
+func (cu *CU) NumAbbrevs() int { return len(cu.table.decls) }
+
 // HasAttr reports whether the unit's abbreviation table declares
 // attribute at, i.e. whether any of its DIEs may carry it (one scan of the
 // table, a few hundred entries).

@@ -55,6 +55,9 @@ type cuConv struct {
 	words  []uint32   // scratch: one type's extra words
 	params unitParams // scratch: the unit's parameter verdicts (funcs.go)
 	dims   []uint32   // scratch: one array's dimensions (arrayDims)
+	// shapes: per abbreviation of the unit, where its members keep their
+	// attributes (shape.go).
+	shapes []memberShape
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -70,6 +73,7 @@ func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr u
 	c.t, c.out, c.feat, c.le, c.addr = t, out, feat, le, addr
 	c.order, c.funcs, c.vars, c.tags = c.order[:0], c.funcs[:0], c.vars[:0], c.tags[:0]
 	c.idOf = resize(c.idOf, n)
+	c.shapes = resize(c.shapes, t.cu.NumAbbrevs())
 	clear(c.ptrTag)
 	c.index, c.indexID = IndexUse{}, 0
 }
@@ -374,27 +378,13 @@ func (t *encTree) subrangeCount(s int32) uint64 {
 }
 
 func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
-	t := c.t
-	words := c.words[:0]
-	kflag := false
-	vlen := uint32(0)
-	t.children(i, func(m int32) {
-		if t.tag(m) != dwarf.TagMember {
-			return
-		}
-		bitOff, bitfield := c.memberOffset(m)
-		if bitfield != 0 {
-			kflag = true
-		}
-		words = append(words, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
-		vlen++
-	})
+	words, vlen, kflag := c.emitMembers(i, c.words[:0])
 	k := btf.KindStruct
 	if union {
 		k = btf.KindUnion
 	}
 	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
-		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
+		SizeOrType: uint32(c.t.num(i, dwarf.AttrByteSize))}, words...)
 	c.words = words
 	return nil
 }
