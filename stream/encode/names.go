@@ -133,6 +133,12 @@ func (nc *nameCache) compact() {
 // those of new types): the cache is what keeps a unit's repeated names
 // to one copy.
 func (c *cuConv) name(i int32) btf.StrOff {
+	rec := &c.t.cu.Tags()[i]
+	return c.shapeName(i, c.shape(rec.Abbrev, i), c.t.cu.Vals()[rec.Vals:])
+}
+
+// nameAttr is name through DIE.Attr.
+func (c *cuConv) nameAttr(i int32) btf.StrOff {
 	at, ok := c.t.attr(i, dwarf.AttrName)
 	if !ok {
 		return 0

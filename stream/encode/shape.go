@@ -7,31 +7,38 @@ import (
 	"github.com/btfstream/btfstream/stream/dwarfread"
 )
 
-// Struct members are 40% of a vmlinux's DIEs, and every unit repeats the
-// structs of the headers: emitStruct reads each member's name, type and
-// location. Found through DIE.Attr, that is five lookups in the
-// abbreviation table per member; memberShape finds the positions once per
-// abbreviation and unit, and emitStruct reads the values directly.
+// Struct members are 40% of a vmlinux's DIEs, enumerators, pointers and
+// parameters most of the rest, and every unit repeats the types of the
+// headers. Found through DIE.Attr, each attribute read is a lookup in the
+// abbreviation table; a dieShape finds the positions of the attributes
+// the converter reads of every such DIE (name, type, a member's location,
+// an enumerator's value) once per abbreviation and unit, and the values
+// are read directly.
 
-// memberShape is where the DIEs of one abbreviation keep the attributes
-// of a member: 4 bytes.
-type memberShape struct {
+// dieShape is where the DIEs of one abbreviation keep their name, type
+// and value: 4 bytes. Each position is the value's index plus one, 0 if
+// the attribute is absent, or shapeAttr if its form is one only DIE.Attr
+// reads (name, typeOf and udata then do).
+type dieShape struct {
 	kind uint8 // shapeUnknown, ...
-	name uint8 // position+1 of a DW_FORM_strp DW_AT_name; 0: absent
-	typ  uint8 // position+1 of a unit-relative DW_AT_type; 0: absent
-	loc  uint8 // position+1 of a constant DW_AT_data_member_location; 0: absent
+	name uint8 // DW_AT_name as DW_FORM_strp
+	typ  uint8 // DW_AT_type as a unit-relative reference
+	val  uint8 // constant DW_AT_data_member_location (members), DW_AT_const_value (enumerators)
 }
 
 const (
-	shapeUnknown   = iota // not yet looked at
-	shapeNotMember        // not a DW_TAG_member: emitStruct skips it
-	shapeFast             // a member whose attributes name, typ and loc say all
-	shapeSlow             // a member read attribute by attribute (bitfields, other forms)
+	shapeUnknown    = iota // not yet looked at
+	shapeOther             // another tag
+	shapeMember            // DW_TAG_member, not a bitfield
+	shapeBitfield          // DW_TAG_member with DW_AT_bit_size or DW_AT_data_bit_offset: memberOffset
+	shapeEnumerator        // DW_TAG_enumerator
+	shapeParam             // DW_TAG_formal_parameter
+
+	shapeAttr = 0xff // the attribute's form is read through DIE.Attr
 )
 
-// memberShape returns the shape of abbreviation abbrev, DIE m being one of
-// its DIEs.
-func (c *cuConv) memberShape(abbrev uint32, m int32) memberShape {
+// shape returns the shape of DIE m, whose abbreviation is abbrev.
+func (c *cuConv) shape(abbrev uint32, m int32) dieShape {
 	sh := &c.shapes[abbrev]
 	if sh.kind == shapeUnknown {
 		*sh = shapeOf(c.t.die(m))
@@ -39,52 +46,80 @@ func (c *cuConv) memberShape(abbrev uint32, m int32) memberShape {
 	return *sh
 }
 
-// shapeOf finds the member shape of d's abbreviation. An attribute that
-// occurs twice counts at its first position, as DIE.Attr finds it.
-func shapeOf(d dwarfread.DIE) memberShape {
-	if d.Tag() != dwarf.TagMember {
-		return memberShape{kind: shapeNotMember}
+// shapeOf finds the shape of d's abbreviation. An attribute that occurs
+// twice counts at its first position, as DIE.Attr finds it.
+func shapeOf(d dwarfread.DIE) dieShape {
+	sh := dieShape{kind: shapeOther}
+	valAt := dwarf.Attr(0)
+	switch d.Tag() {
+	case dwarf.TagMember:
+		sh.kind, valAt = shapeMember, dwarf.AttrDataMemberLoc
+	case dwarf.TagEnumerator:
+		sh.kind, valAt = shapeEnumerator, dwarf.AttrConstValue
+	case dwarf.TagFormalParameter:
+		sh.kind = shapeParam
 	}
-	sh := memberShape{kind: shapeFast}
-	var seen [3]bool
+	set := func(pos *uint8, k int, fast bool) {
+		switch {
+		case *pos != 0: // a second copy: DIE.Attr finds the first
+		case fast && k+1 < shapeAttr:
+			*pos = uint8(k + 1)
+		default:
+			*pos = shapeAttr
+		}
+	}
 	for k := range d.NumAttrs() {
 		at := d.AttrAt(k)
-		var fast bool
-		var pos *uint8
 		switch at.At {
 		case dwarf.AttrName:
-			pos, fast = &sh.name, at.Form == formStrp
-			if seen[0] {
-				continue
-			}
-			seen[0] = true
+			set(&sh.name, k, at.Form == formStrp)
 		case dwarf.AttrType:
-			pos = &sh.typ
 			switch at.Form {
 			case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-				fast = true
+				set(&sh.typ, k, true)
+			default:
+				set(&sh.typ, k, false)
 			}
-			if seen[1] {
-				continue
-			}
-			seen[1] = true
-		case dwarf.AttrDataMemberLoc:
-			pos, fast = &sh.loc, at.Class() == dwarf.ClassConstant
-			if seen[2] {
-				continue
-			}
-			seen[2] = true
 		case dwarf.AttrBitSize, dwarf.AttrDataBitOffset:
-			return memberShape{kind: shapeSlow}
+			if sh.kind == shapeMember {
+				sh.kind = shapeBitfield
+			}
 		default:
-			continue
+			if at.At == valAt && valAt != 0 {
+				c := at.Class()
+				set(&sh.val, k, c == dwarf.ClassConstant || c == dwarf.ClassFlag && sh.kind == shapeEnumerator)
+			}
 		}
-		if !fast || k+1 > 0xff {
-			return memberShape{kind: shapeSlow}
-		}
-		*pos = uint8(k + 1)
 	}
 	return sh
+}
+
+// shapeName is name(m) for a DIE of shape sh, v its values.
+func (c *cuConv) shapeName(m int32, sh dieShape, v []uint64) btf.StrOff {
+	switch sh.name {
+	case 0:
+		return 0
+	case shapeAttr:
+		return c.nameAttr(m)
+	}
+	if off := v[sh.name-1]; c.names != nil && off < 1<<32-1 {
+		return c.cachedName(m, uint32(off)+1)
+	}
+	return c.nameAttr(m)
+}
+
+// shapeType is typeOf(m) for a DIE of shape sh, v its values.
+func (c *cuConv) shapeType(m int32, sh dieShape, v []uint64) btf.TypeID {
+	switch sh.typ {
+	case 0:
+		return 0
+	case shapeAttr:
+		return c.typeOfAttr(m)
+	}
+	if j, ok := c.t.cu.Lookup(dwarfread.DIEOff(v[sh.typ-1])); ok {
+		return c.idOf[j]
+	}
+	return 0
 }
 
 // formStrp is DW_FORM_strp: the value is the .debug_str offset.
@@ -99,38 +134,27 @@ func (c *cuConv) emitMembers(i int32, words []uint32) (_ []uint32, vlen uint32, 
 	for id := tags[i].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
 		m := int32(id)
 		rec := &tags[id]
-		sh := c.memberShape(rec.Abbrev, m)
+		sh := c.shape(rec.Abbrev, m)
+		var bitOff, bitfield uint32
 		switch sh.kind {
-		case shapeNotMember:
-			continue
-		case shapeFast:
-			v := vals[rec.Vals:]
-			var name btf.StrOff
-			if sh.name != 0 {
-				if off := v[sh.name-1]; c.names != nil && off < 1<<32-1 {
-					name = c.cachedName(m, uint32(off)+1)
-				} else {
-					name = c.name(m)
-				}
+		case shapeMember:
+			switch sh.val {
+			case 0:
+			case shapeAttr:
+				bitOff, _ = c.memberOffset(m)
+			default:
+				bitOff = uint32(vals[rec.Vals+uint32(sh.val)-1] * 8)
 			}
-			var typ btf.TypeID
-			if sh.typ != 0 {
-				if j, ok := t.cu.Lookup(dwarfread.DIEOff(v[sh.typ-1])); ok {
-					typ = c.idOf[j]
-				}
-			}
-			var bitOff uint32
-			if sh.loc != 0 {
-				bitOff = uint32(v[sh.loc-1] * 8)
-			}
-			words = append(words, uint32(name), uint32(typ), bitOff)
-		default:
-			bitOff, bitfield := c.memberOffset(m)
+		case shapeBitfield:
+			bitOff, bitfield = c.memberOffset(m)
 			if bitfield != 0 {
 				kflag = true
 			}
-			words = append(words, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
+		default:
+			continue
 		}
+		v := vals[rec.Vals:]
+		words = append(words, uint32(c.shapeName(m, sh, v)), uint32(c.shapeType(m, sh, v)), bitfield<<24|bitOff)
 		vlen++
 	}
 	return words, vlen, kflag

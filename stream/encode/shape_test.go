@@ -12,14 +12,14 @@ import (
 )
 
 func TestMemberShapeSize(t *testing.T) {
-	if s := unsafe.Sizeof(memberShape{}); s != 4 {
-		t.Errorf("memberShape is %d bytes, want 4", s)
+	if s := unsafe.Sizeof(dieShape{}); s != 4 {
+		t.Errorf("dieShape is %d bytes, want 4", s)
 	}
 }
 
 // TestEmitMembersMatchesAttrs checks emitMembers, which reads members
 // through their abbreviation's shape, against the attribute-by-attribute
-// reading (memberOffset, name, typeOf) on every struct and union of the
+// reading (memberOffset, nameAttr, typeOfAttr) on every struct and union of the
 // golden fixtures, for every target (bitfields, both byte orders, DWARF 4
 // and 5), and that both kinds of shape occur.
 func TestEmitMembersMatchesAttrs(t *testing.T) {
@@ -83,7 +83,7 @@ func TestEmitMembersMatchesAttrs(t *testing.T) {
 					kinds[c.shapes[c.t.cu.Tags()[m].Abbrev].kind]++
 					bitOff, bitfield := c.memberOffset(m)
 					wantK = wantK || bitfield != 0
-					want = append(want, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
+					want = append(want, uint32(c.nameAttr(m)), uint32(c.typeOfAttr(m)), bitfield<<24|bitOff)
 					wantN++
 				})
 				if gotN != wantN || gotK != wantK || !slices.Equal(resolve(got), resolve(want)) {
@@ -94,7 +94,7 @@ func TestEmitMembersMatchesAttrs(t *testing.T) {
 		}
 		f.Close()
 	}
-	if kinds[shapeFast] == 0 || kinds[shapeSlow] == 0 {
-		t.Errorf("shapes seen: %v, want both fast and slow members", kinds)
+	if kinds[shapeMember] == 0 || kinds[shapeBitfield] == 0 {
+		t.Errorf("shapes seen: %v, want members and bitfields", kinds)
 	}
 }

@@ -57,7 +57,7 @@ type cuConv struct {
 	dims   []uint32   // scratch: one array's dimensions (arrayDims)
 	// shapes: per abbreviation of the unit, where its members keep their
 	// attributes (shape.go).
-	shapes []memberShape
+	shapes []dieShape
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -190,6 +190,12 @@ func (c *cuConv) addType(i int32) { c.order = append(c.order, i) }
 // typeOf resolves node i's DW_AT_type to its BTF id (0: void, absent,
 // unspecified or not found in the unit).
 func (c *cuConv) typeOf(i int32) btf.TypeID {
+	rec := &c.t.cu.Tags()[i]
+	return c.shapeType(i, c.shape(rec.Abbrev, i), c.t.cu.Vals()[rec.Vals:])
+}
+
+// typeOfAttr is typeOf through DIE.Attr.
+func (c *cuConv) typeOfAttr(i int32) btf.TypeID {
 	j := c.t.ref(i, dwarf.AttrType)
 	if j < 0 {
 		return 0
@@ -408,12 +414,22 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 	vlen := uint32(0)
 	kflag := false
 	var err error
-	t.children(i, func(e int32) {
-		if t.tag(e) != dwarf.TagEnumerator || err != nil {
-			return
+	tags, vals := t.cu.Tags(), t.cu.Vals()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag && err == nil; id = tags[id].NextSibling {
+		e, rec := int32(id), &tags[id]
+		sh := c.shape(rec.Abbrev, e)
+		if sh.kind != shapeEnumerator {
+			continue
 		}
-		v, _ := t.udata(e, dwarf.AttrConstValue)
-		n := uint32(c.name(e))
+		var v uint64
+		switch sh.val {
+		case 0:
+		case shapeAttr:
+			v, _ = t.udata(e, dwarf.AttrConstValue)
+		default:
+			v = vals[rec.Vals+uint32(sh.val)-1]
+		}
+		n := uint32(c.shapeName(e, sh, vals[rec.Vals:]))
 		switch {
 		case !c.feat.Has(FeatEnum64):
 			words = append(words, n, uint32(v))
@@ -421,7 +437,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 			sv := int64(v)
 			if sv < -1<<31 || sv > 1<<32-1 {
 				err = t.errorf(e, elffile.ErrUnsupported, "enumerator value %d does not fit ENUM", sv)
-				return
+				continue
 			}
 			if sv < 0 {
 				kflag = true
@@ -431,7 +447,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 			words = append(words, n, uint32(v), uint32(v>>32))
 		}
 		vlen++
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -448,15 +464,18 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	words := c.words[:0]
 	vlen := uint32(0)
 	unspec := false
-	t.children(i, func(p int32) {
-		switch t.tag(p) {
-		case dwarf.TagFormalParameter:
-			words = append(words, uint32(c.name(p)), uint32(c.typeOf(p)))
+	tags, vals := t.cu.Tags(), t.cu.Vals()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+		p, rec := int32(id), &tags[id]
+		switch sh := c.shape(rec.Abbrev, p); {
+		case sh.kind == shapeParam:
+			v := vals[rec.Vals:]
+			words = append(words, uint32(c.shapeName(p, sh, v)), uint32(c.shapeType(p, sh, v)))
 			vlen++
-		case dwarf.TagUnspecifiedParameters:
+		case t.tag(p) == dwarf.TagUnspecifiedParameters:
 			unspec = true
 		}
-	})
+	}
 	if unspec {
 		words = append(words, 0, 0)
 		vlen++
