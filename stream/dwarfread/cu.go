@@ -142,6 +142,17 @@ func (cu *CU) HasAttr(at dwarf.Attr) bool {
 	return false
 }
 
+// HasTag reports whether the unit's abbreviation table declares tag, i.e.
+// whether any of its DIEs may have it.
+func (cu *CU) HasTag(tag dwarf.Tag) bool {
+	for i := range cu.table.decls {
+		if dwarf.Tag(cu.table.decls[i].tag) == tag {
+			return true
+		}
+	}
+	return false
+}
+
 // DIE returns the DIE with the given id.
 func (cu *CU) DIE(id TagID) DIE { return DIE{cu: cu, id: id} }
 
