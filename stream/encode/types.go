@@ -106,7 +106,9 @@ const (
 
 func (c *cuConv) scope(i int32, k scopeKind) {
 	t := c.t
-	t.children(i, func(ch int32) {
+	tags := t.cu.Tags()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+		ch := int32(id)
 		tag := t.tag(ch)
 		switch k {
 		case scopeClass:
@@ -114,7 +116,7 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 			case dwarf.TagMember, dwarf.TagInheritance, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, dwarf.TagSubrangeType, dwarf.TagVariantPart,
 				tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
-				return
+				continue
 			}
 		case scopeFunc:
 			switch tag {
@@ -122,24 +124,24 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 				dwarf.TagLabel, tagCallSite, tagCallSiteParam, tagGNUCallSite, tagGNUCallSiteP,
 				dwarf.TagDwarfProcedure, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
-				return
+				continue
 			case dwarf.TagLexDwarfBlock:
 				c.scope(ch, scopeFunc)
-				return
+				continue
 			case dwarf.TagInlinedSubroutine:
 				// pahole 1.32 skips inline expansions when it encodes
 				// BTF (conf_load.ignore_inline_expansions, ea666a77):
 				// nothing under them is read.
-				return
+				continue
 			}
 		case scopeProto:
 			switch tag {
 			case dwarf.TagFormalParameter, dwarf.TagUnspecifiedParameters, dwarf.TagSubrangeType:
-				return
+				continue
 			}
 		}
 		c.process(ch, k == scopeUnit)
-	})
+	}
 }
 
 // process handles one DIE in a position where dwarf_loader calls
