@@ -39,11 +39,18 @@ const (
 
 // shape returns the shape of DIE m, whose abbreviation is abbrev.
 func (c *cuConv) shape(abbrev uint32, m int32) dieShape {
-	sh := &c.shapes[abbrev]
-	if sh.kind == shapeUnknown {
-		*sh = shapeOf(c.t.die(m))
+	if sh := c.shapes[abbrev]; sh.kind != shapeUnknown {
+		return sh
 	}
-	return *sh
+	return c.newShape(abbrev, m)
+}
+
+// newShape is shape's first look at abbreviation abbrev (apart, so that
+// shape is inlined).
+func (c *cuConv) newShape(abbrev uint32, m int32) dieShape {
+	sh := shapeOf(c.t.die(m))
+	c.shapes[abbrev] = sh
+	return sh
 }
 
 // shapeOf finds the shape of d's abbreviation. An attribute that occurs
