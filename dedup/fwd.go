@@ -59,7 +59,7 @@ func (st *batchState) elem(id uint32) uint32 {
 func (st *batchState) declares(id uint32) bool {
 	var t btf.Type
 	if id < st.t0 {
-		t = st.d.table.Type(btf.TypeID(id))
+		t = st.header(id)
 	} else {
 		t, _ = st.typ(id - st.t0)
 	}
