@@ -4,7 +4,7 @@
 // change to the reader or the converter can be timed alone and checked to
 // give the same batches.
 //
-//	go run ./bench/encodeonly [-n REPEAT] [-cpuprofile cpu.out] FILE
+//	go run ./bench/encodeonly [-n REPEAT] [-units N] [-cpuprofile cpu.out] FILE
 package main
 
 import (
@@ -27,6 +27,7 @@ func main() {
 	repeat := flag.Int("n", 1, "encode the units this many times")
 	nameBits := flag.Uint("namebits", 0, "name cache bits (encode.Config.NameCacheBits; 0: default)")
 	digest := flag.Bool("digest", true, "print a digest of the batches (costs time outside the measured stages)")
+	maxUnits := flag.Int("units", 0, "stop after this many units (0: all), for instruction counts on a subset")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -58,7 +59,7 @@ func main() {
 		for {
 			cu, err := ur.Next()
 			check(err)
-			if cu == nil {
+			if cu == nil || *maxUnits > 0 && units == *maxUnits {
 				break
 			}
 			start := time.Now()

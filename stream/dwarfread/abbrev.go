@@ -10,12 +10,18 @@ import (
 
 // attrSpec is one (attribute, form) pair of an abbreviation.
 //
-// Size: 16 bytes (uint16, uint16, uint8, 3 pad, int64), checked by TestSizes.
+// Size: 16 bytes (uint16, uint16, 3 uint8, 1 pad, int64), checked by TestSizes.
 type attrSpec struct {
-	at       uint16 // DW_AT_*
-	form     uint16 // DW_FORM_*
-	op       uint8  // decode operation, see ops below
-	implicit int64  // DW_FORM_implicit_const value
+	at   uint16 // DW_AT_*
+	form uint16 // DW_FORM_*
+	op   uint8  // decode operation, see ops below
+	// size and ref serve decodeFixedLE: the value's byte size (0 to 8)
+	// and 1 for a unit-relative reference.
+	size uint8
+	ref  uint8
+	// implicit is DW_FORM_implicit_const's value, and 1 for
+	// DW_FORM_flag_present: the value stored for either.
+	implicit int64
 }
 
 // abbrevDecl is one abbreviation.
@@ -24,10 +30,12 @@ type attrSpec struct {
 type abbrevDecl struct {
 	tag      uint16 // DW_TAG_*
 	children uint8  // DW_CHILDREN_yes
-	_        uint8
-	first    uint32 // index of the first spec in abbrevTable.specs
-	n        uint32 // number of specs
-	fixed    uint32 // byte size of the attributes if all fixed-size, else ^0
+	// loads: every attribute is fixed-size and at most 8 bytes: with
+	// fixed != ^0, decodeFixedLE can decode the DIE.
+	loads uint8
+	first uint32 // index of the first spec in abbrevTable.specs
+	n     uint32 // number of specs
+	fixed uint32 // byte size of the attributes if all fixed-size, else ^0
 }
 
 // abbrevTable is the parsed abbreviation table at one .debug_abbrev offset,
@@ -135,6 +143,7 @@ func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrev
 			return nil, false, formatErr(".debug_abbrev", start, "tag %#x out of range", tag)
 		}
 		fixed := uint32(0)
+		d.loads = 1
 		for {
 			at := b.uleb()
 			form := b.uleb()
@@ -158,6 +167,17 @@ func parseAbbrev(data []byte, off uint64, k abbrevKey, complete bool) (t *abbrev
 			// its .debug_info offset (opInvalid), as debug/dwarf does.
 			op, size := formOp(uint16(form), k)
 			sp.op = op
+			switch op {
+			case opU1, opU2, opU3, opU4, opU8:
+				sp.size = size
+			case opRef1, opRef2, opRef4, opRef8:
+				sp.size, sp.ref = size, 1
+			case opPresent:
+				sp.implicit = 1
+			case opImplicit:
+			default:
+				d.loads = 0
+			}
 			if size == 0 && op != opPresent && op != opImplicit || op == opInvalid || fixed == ^uint32(0) {
 				fixed = ^uint32(0)
 			} else {

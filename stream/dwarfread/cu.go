@@ -120,12 +120,33 @@ func (cu *CU) Len() uint32 { return uint32(len(cu.arena.Tags)) }
 // Tags returns the raw tag records, in section order.
 func (cu *CU) Tags() []arena.Tag { return cu.arena.Tags }
 
+// Vals returns the raw attribute values of every DIE (a DIE's start at its
+// Tag.Vals, in abbreviation order; see the package doc for what a value
+// means): for callers that read the same attributes of many DIEs of one
+// abbreviation and find their positions once (NumAbbrevs, DIE.AttrAt).
+func (cu *CU) Vals() []uint64 { return cu.arena.Vals }
+
+// NumAbbrevs returns the number of abbreviations of the unit's table: the
+// bound of Tag.Abbrev.
+func (cu *CU) NumAbbrevs() int { return len(cu.table.decls) }
+
 // HasAttr reports whether the unit's abbreviation table declares
 // attribute at, i.e. whether any of its DIEs may carry it (one scan of the
 // table, a few hundred entries).
 func (cu *CU) HasAttr(at dwarf.Attr) bool {
 	for i := range cu.table.specs {
 		if dwarf.Attr(cu.table.specs[i].at) == at {
+			return true
+		}
+	}
+	return false
+}
+
+// HasTag reports whether the unit's abbreviation table declares tag, i.e.
+// whether any of its DIEs may have it.
+func (cu *CU) HasTag(tag dwarf.Tag) bool {
+	for i := range cu.table.decls {
+		if dwarf.Tag(cu.table.decls[i].tag) == tag {
 			return true
 		}
 	}

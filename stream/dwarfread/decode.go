@@ -31,6 +31,7 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 	// carry many values; bound them by the unit size so corrupt input
 	// cannot make the arena explode.
 	valLimit := 32*len(b.data) + 1<<16
+	le := cu.order == binary.LittleEndian
 	for b.pos < end {
 		off := b.pos
 		code := uint64(b.data[b.pos])
@@ -78,7 +79,11 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		vals = vals[:len(vals)+n]
 		specs := t.specs[d.first : d.first+d.n]
 		if d.fixed != ^uint32(0) && b.remaining() >= d.fixed {
-			decodeFixed(&b, specs, v, base)
+			if le && d.loads != 0 && b.remaining() >= d.fixed+8 {
+				decodeFixedLE(&b, specs, v, uint64(base))
+			} else {
+				decodeFixed(&b, specs, v, base)
+			}
 		} else {
 			for i := range specs {
 				v[i] = cu.decodeAttr(&b, &specs[i], specs[i].op, uint32(len(vals)-n+i), base)
@@ -101,6 +106,28 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		cu.next = b.pos
 	}
 	return nil
+}
+
+// sizeMask keeps the low size bytes of a little-endian 8-byte load.
+var sizeMask = [16]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 0xffff_ffffffff, 0xffffff_ffffffff, ^uint64(0)}
+
+// decodeFixedLE is decodeFixed for a little-endian unit, a DIE whose
+// abbreviation has loads set and 8 bytes of the unit to spare after it:
+// each value is one 8-byte load masked to its size, plus the unit's base
+// for a reference, plus the abbreviation's constant (implicit_const,
+// flag_present). No switch per attribute: about a third of
+// decodeFixed's instructions.
+func decodeFixedLE(b *buf, specs []attrSpec, v []uint64, base uint64) {
+	d := b.data[b.pos:]
+	v = v[:len(specs)]
+	p := uint32(0)
+	for i := range specs {
+		sp := &specs[i]
+		x := binary.LittleEndian.Uint64(d[p:]) & sizeMask[sp.size&15]
+		v[i] = x + base*uint64(sp.ref) + uint64(sp.implicit)
+		p += uint32(sp.size)
+	}
+	b.pos += p
 }
 
 // decodeFixed decodes a run of fixed-size attributes whose total size was

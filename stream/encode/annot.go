@@ -70,6 +70,9 @@ func tagEntry(k int) int32 { return -int32(k) - 1 }
 // before the pointer (where dwarf_loader adds them).
 func (c *cuConv) collectTypeTags(i int32) {
 	t := c.t
+	if !t.annots {
+		return
+	}
 	first := len(c.tags)
 	add := func(a, next int32) {
 		c.tags = append(c.tags, typeTag{ptr: i, node: a, next: next})
@@ -125,7 +128,7 @@ func (c *cuConv) emitTypeTag(k int, strs *btf.Strings) {
 // emitDeclTags adds the DECL_TAGs of structs, unions and typedefs
 // (btf_decl_tag annotations), after all of the unit's types.
 func (c *cuConv) emitDeclTags() {
-	if !c.feat.Has(FeatDeclTag) {
+	if !c.feat.Has(FeatDeclTag) || !c.t.annots {
 		return
 	}
 	t := c.t

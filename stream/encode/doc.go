@@ -16,6 +16,10 @@
 //
 //   - types.go: type DIEs to BTF kinds (arrays nested per dimension, bitfields,
 //     enums and ENUM64, FLOAT, FWD), the index type;
+//   - shape.go: where the DIEs of each abbreviation keep their name, type
+//     and member location or enumerator value (dieShape, found once per
+//     abbreviation and unit), so members, enumerators and parameters are
+//     read without a DIE.Attr lookup per attribute;
 //   - annot.go: btf_type_tag (TYPE_TAG chains) and btf_decl_tag (DECL_TAG)
 //     annotations, as LLVM (child DIEs) and GCC 16 (DW_AT_GNU_annotation
 //     chains) write them;

@@ -113,11 +113,13 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 	// to true_signature and to clang's rule (which skips big aggregates
 	// without counting them).
 	decodeAll := fc.trueSig || clang
+	tags := t.cu.Tags()
 	for _, f := range c.funcs {
 		idx := 0
-		t.children(f, func(p int32) {
+		for id := tags[f].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+			p := int32(id)
 			if t.tag(p) != dwarf.TagFormalParameter {
-				return
+				continue
 			}
 			pi := up.get(p)
 			pi.idx = uint8(idx)
@@ -130,20 +132,21 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 				// one slot at least): only whether it has a location
 				// counts, here and in its abstract origin.
 				pi.hasLoc = t.has(p, dwarf.AttrLocation)
-				return
+				continue
 			}
 			fc.decodeParam(t, p, pi, up)
 			c.finishPieces(pi, p, t.has(p, dwarf.AttrName))
-		})
+		}
 	}
 	for _, f := range c.funcs {
-		t.children(f, func(p int32) {
+		for id := tags[f].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+			p := int32(id)
 			if t.tag(p) != dwarf.TagFormalParameter || t.has(p, dwarf.AttrType) {
-				return
+				continue
 			}
 			o := t.ref(p, dwarf.AttrAbstractOrigin)
 			if o < 0 {
-				return
+				continue
 			}
 			if up.at[o] == 0 {
 				up.get(o).idx = 0xff // not a function's parameter
@@ -171,15 +174,15 @@ func (fc *funcCtx) judgeParams(c *cuConv, clang bool) *unitParams {
 			if pi.member >= 0 && oi.member < 0 {
 				oi.member = pi.member
 			}
-		})
+		}
 	}
 	for _, f := range c.funcs {
 		up.ps = up.ps[:0]
-		t.children(f, func(p int32) {
-			if t.tag(p) == dwarf.TagFormalParameter {
-				up.ps = append(up.ps, &up.infos[up.at[p]-1])
+		for id := tags[f].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+			if t.tag(int32(id)) == dwarf.TagFormalParameter {
+				up.ps = append(up.ps, &up.infos[up.at[id]-1])
 			}
-		})
+		}
 		sig := clang && sigChanged(t, f)
 		analyzeParams(up.ps, &fc.abi, clang, sig, fc.trueSig && sig)
 	}

@@ -133,7 +133,12 @@ func (nc *nameCache) compact() {
 // those of new types): the cache is what keeps a unit's repeated names
 // to one copy.
 func (c *cuConv) name(i int32) btf.StrOff {
-	strs := c.out.Strings()
+	rec := &c.t.cu.Tags()[i]
+	return c.shapeName(i, c.shape(rec.Abbrev, i), c.t.cu.Vals()[rec.Vals:])
+}
+
+// nameAttr is name through DIE.Attr.
+func (c *cuConv) nameAttr(i int32) btf.StrOff {
 	at, ok := c.t.attr(i, dwarf.AttrName)
 	if !ok {
 		return 0
@@ -145,9 +150,15 @@ func (c *cuConv) name(i int32) btf.StrOff {
 			return 0
 		}
 		s, _ := at.String()
-		return strs.Append(s)
+		return c.out.Strings().Append(s)
 	}
-	key := uint32(off) + 1
+	return c.cachedName(i, uint32(off)+1)
+}
+
+// cachedName is name for a DW_AT_name at .debug_str offset key-1, through
+// the name cache (c.names non-nil).
+func (c *cuConv) cachedName(i int32, key uint32) btf.StrOff {
+	strs := c.out.Strings()
 	nc := c.names
 	slot := &nc.slots[slotIndex(key, nc.shift)]
 	if slot.key == key {
@@ -162,6 +173,7 @@ func (c *cuConv) name(i int32) btf.StrOff {
 	// its strings in .debug_str, at its own offsets): their bytes are
 	// copied once, into the name cache, not into a Go string and the
 	// string cache too.
+	at, _ := c.t.attr(i, dwarf.AttrName)
 	b, _ := at.NameBytes(&c.t.strPages, !c.rel)
 	if len(b) == 0 || len(b) > maxCachedName {
 		return strs.Append(string(b))

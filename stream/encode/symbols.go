@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strings"
 	"unsafe"
@@ -16,7 +17,9 @@ type symRec struct {
 	off, n uint32 // name bytes: names[off : off+n]
 	addr   uint64
 	aux    uint32 // objSyms: section index
-	flags  uint32 // elfFuncs while built: funcAmbiguous
+	// flags: while the table is built, the record's sequence number
+	// (sortRecs' tiebreak); in elfFuncs after finish, funcAmbiguous.
+	flags uint32
 }
 
 // funcAmbiguous flags a name whose symbols sit at different addresses.
@@ -31,7 +34,7 @@ type symTable struct {
 }
 
 func (t *symTable) add(name string, addr uint64, aux uint32) {
-	t.recs = append(t.recs, symRec{off: uint32(len(t.names)), n: uint32(len(name)), addr: addr, aux: aux})
+	t.recs = append(t.recs, symRec{off: uint32(len(t.names)), n: uint32(len(name)), addr: addr, aux: aux, flags: uint32(len(t.recs))})
 	t.names = append(t.names, name...)
 }
 
@@ -46,12 +49,11 @@ func (t *symTable) name(i int) string { return string(t.nameBytes(i)) }
 // sort orders the records by name, stably, and rewrites the name bytes in
 // that order, records of one name sharing its bytes.
 func (t *symTable) sort() {
-	slices.SortStableFunc(t.recs, func(a, b symRec) int {
-		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
-	})
+	t.sortRecs()
 	names := make([]byte, 0, len(t.names))
 	for i := range t.recs {
 		r := &t.recs[i]
+		r.flags = 0
 		nb := t.names[r.off : r.off+r.n]
 		if i > 0 && bytes.Equal(nb, names[t.recs[i-1].off:]) {
 			r.off = t.recs[i-1].off // same name: share the bytes
@@ -61,6 +63,19 @@ func (t *symTable) sort() {
 		}
 	}
 	t.names, t.recs = bytes.Clone(names), slices.Clone(t.recs) // exact sizes: the table lives all run
+}
+
+// sortRecs orders the records by name, ties in symbol order: an unstable
+// sort with the records' sequence numbers (flags) as the tiebreak, about
+// a third of the instructions of slices.SortStableFunc's in-place merges
+// on a vmlinux's symbols.
+func (t *symTable) sortRecs() {
+	slices.SortFunc(t.recs, func(a, b symRec) int {
+		if c := bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.flags, b.flags)
+	})
 }
 
 // span returns the records named name: [lo, hi).
@@ -136,9 +151,7 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 // runs beside the first units).
 func (fs *elfFuncs) finish() {
 	t := &fs.build
-	slices.SortStableFunc(t.recs, func(a, b symRec) int {
-		return bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n])
-	})
+	t.sortRecs()
 	out := t.recs[:0] // in place: out never passes the record read
 	var last []byte
 	var seen uint64 // address of the name's last symbol; 0: none yet

@@ -32,6 +32,10 @@ type encTree struct {
 	// gnuAnnot: the unit's abbreviations declare DW_AT_GNU_annotation
 	// (else annotChain has nothing to walk: 2% of a vmlinux encode's CPU).
 	gnuAnnot bool
+	// annots: the unit's abbreviations declare annotation DIEs (LLVM's
+	// or GCC's): without them no btf_decl_tag or btf_type_tag can be
+	// found, and the walks that look for them are skipped.
+	annots bool
 }
 
 // Forms of references within the unit, and of references and strings that
@@ -67,7 +71,7 @@ func (t *encTree) foreign(i int32, at dwarfread.Attr) {
 func newEncTree(cu *dwarfread.CU) *encTree {
 	prod, _ := cu.Root().AttrString(dwarf.AttrProducer)
 	return &encTree{cu: cu, n: int(cu.Len()), lang: int64(cu.Language()), name: cu.Root().Name(), producer: prod,
-		gnuAnnot: cu.HasAttr(attrGNUAnnotation)}
+		gnuAnnot: cu.HasAttr(attrGNUAnnotation), annots: cu.HasTag(tagLLVMAnnotation) || cu.HasTag(tagGNUAnnotation)}
 }
 
 func (t *encTree) die(i int32) dwarfread.DIE { return t.cu.DIE(dwarfread.TagID(i)) }

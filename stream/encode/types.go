@@ -55,6 +55,9 @@ type cuConv struct {
 	words  []uint32   // scratch: one type's extra words
 	params unitParams // scratch: the unit's parameter verdicts (funcs.go)
 	dims   []uint32   // scratch: one array's dimensions (arrayDims)
+	// shapes: per abbreviation of the unit, where its members keep their
+	// attributes (shape.go).
+	shapes []dieShape
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -70,6 +73,7 @@ func (c *cuConv) reset(t *encTree, out *btf.Spec, feat Features, le bool, addr u
 	c.t, c.out, c.feat, c.le, c.addr = t, out, feat, le, addr
 	c.order, c.funcs, c.vars, c.tags = c.order[:0], c.funcs[:0], c.vars[:0], c.tags[:0]
 	c.idOf = resize(c.idOf, n)
+	c.shapes = resize(c.shapes, t.cu.NumAbbrevs())
 	clear(c.ptrTag)
 	c.index, c.indexID = IndexUse{}, 0
 }
@@ -102,7 +106,9 @@ const (
 
 func (c *cuConv) scope(i int32, k scopeKind) {
 	t := c.t
-	t.children(i, func(ch int32) {
+	tags := t.cu.Tags()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+		ch := int32(id)
 		tag := t.tag(ch)
 		switch k {
 		case scopeClass:
@@ -110,7 +116,7 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 			case dwarf.TagMember, dwarf.TagInheritance, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, dwarf.TagSubrangeType, dwarf.TagVariantPart,
 				tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
-				return
+				continue
 			}
 		case scopeFunc:
 			switch tag {
@@ -118,24 +124,24 @@ func (c *cuConv) scope(i int32, k scopeKind) {
 				dwarf.TagLabel, tagCallSite, tagCallSiteParam, tagGNUCallSite, tagGNUCallSiteP,
 				dwarf.TagDwarfProcedure, dwarf.TagTemplateTypeParameter,
 				dwarf.TagTemplateValueParameter, tagLLVMAnnotation, 0x4106, 0x4107, 0x4108:
-				return
+				continue
 			case dwarf.TagLexDwarfBlock:
 				c.scope(ch, scopeFunc)
-				return
+				continue
 			case dwarf.TagInlinedSubroutine:
 				// pahole 1.32 skips inline expansions when it encodes
 				// BTF (conf_load.ignore_inline_expansions, ea666a77):
 				// nothing under them is read.
-				return
+				continue
 			}
 		case scopeProto:
 			switch tag {
 			case dwarf.TagFormalParameter, dwarf.TagUnspecifiedParameters, dwarf.TagSubrangeType:
-				return
+				continue
 			}
 		}
 		c.process(ch, k == scopeUnit)
-	})
+	}
 }
 
 // process handles one DIE in a position where dwarf_loader calls
@@ -186,6 +192,12 @@ func (c *cuConv) addType(i int32) { c.order = append(c.order, i) }
 // typeOf resolves node i's DW_AT_type to its BTF id (0: void, absent,
 // unspecified or not found in the unit).
 func (c *cuConv) typeOf(i int32) btf.TypeID {
+	rec := &c.t.cu.Tags()[i]
+	return c.shapeType(i, c.shape(rec.Abbrev, i), c.t.cu.Vals()[rec.Vals:])
+}
+
+// typeOfAttr is typeOf through DIE.Attr.
+func (c *cuConv) typeOfAttr(i int32) btf.TypeID {
 	j := c.t.ref(i, dwarf.AttrType)
 	if j < 0 {
 		return 0
@@ -374,27 +386,13 @@ func (t *encTree) subrangeCount(s int32) uint64 {
 }
 
 func (c *cuConv) emitStruct(i int32, union bool, strs *btf.Strings) error {
-	t := c.t
-	words := c.words[:0]
-	kflag := false
-	vlen := uint32(0)
-	t.children(i, func(m int32) {
-		if t.tag(m) != dwarf.TagMember {
-			return
-		}
-		bitOff, bitfield := c.memberOffset(m)
-		if bitfield != 0 {
-			kflag = true
-		}
-		words = append(words, uint32(c.name(m)), uint32(c.typeOf(m)), bitfield<<24|bitOff)
-		vlen++
-	})
+	words, vlen, kflag := c.emitMembers(i, c.words[:0])
 	k := btf.KindStruct
 	if union {
 		k = btf.KindUnion
 	}
 	c.out.Add(btf.Type{NameOff: c.name(i), Info: btf.MakeInfo(k, vlen, kflag),
-		SizeOrType: uint32(t.num(i, dwarf.AttrByteSize))}, words...)
+		SizeOrType: uint32(c.t.num(i, dwarf.AttrByteSize))}, words...)
 	c.words = words
 	return nil
 }
@@ -418,12 +416,22 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 	vlen := uint32(0)
 	kflag := false
 	var err error
-	t.children(i, func(e int32) {
-		if t.tag(e) != dwarf.TagEnumerator || err != nil {
-			return
+	tags, vals := t.cu.Tags(), t.cu.Vals()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag && err == nil; id = tags[id].NextSibling {
+		e, rec := int32(id), &tags[id]
+		sh := c.shape(rec.Abbrev, e)
+		if sh.kind != shapeEnumerator {
+			continue
 		}
-		v, _ := t.udata(e, dwarf.AttrConstValue)
-		n := uint32(c.name(e))
+		var v uint64
+		switch sh.val {
+		case 0:
+		case shapeAttr:
+			v, _ = t.udata(e, dwarf.AttrConstValue)
+		default:
+			v = vals[rec.Vals+uint32(sh.val)-1]
+		}
+		n := uint32(c.shapeName(e, sh, vals[rec.Vals:]))
 		switch {
 		case !c.feat.Has(FeatEnum64):
 			words = append(words, n, uint32(v))
@@ -431,7 +439,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 			sv := int64(v)
 			if sv < -1<<31 || sv > 1<<32-1 {
 				err = t.errorf(e, elffile.ErrUnsupported, "enumerator value %d does not fit ENUM", sv)
-				return
+				continue
 			}
 			if sv < 0 {
 				kflag = true
@@ -441,7 +449,7 @@ func (c *cuConv) emitEnum(i int32, strs *btf.Strings) error {
 			words = append(words, n, uint32(v), uint32(v>>32))
 		}
 		vlen++
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -458,15 +466,18 @@ func (c *cuConv) emitProto(i int32, strs *btf.Strings) {
 	words := c.words[:0]
 	vlen := uint32(0)
 	unspec := false
-	t.children(i, func(p int32) {
-		switch t.tag(p) {
-		case dwarf.TagFormalParameter:
-			words = append(words, uint32(c.name(p)), uint32(c.typeOf(p)))
+	tags, vals := t.cu.Tags(), t.cu.Vals()
+	for id := tags[i].FirstChild; id != dwarfread.NoTag; id = tags[id].NextSibling {
+		p, rec := int32(id), &tags[id]
+		switch sh := c.shape(rec.Abbrev, p); {
+		case sh.kind == shapeParam:
+			v := vals[rec.Vals:]
+			words = append(words, uint32(c.shapeName(p, sh, v)), uint32(c.shapeType(p, sh, v)))
 			vlen++
-		case dwarf.TagUnspecifiedParameters:
+		case t.tag(p) == dwarf.TagUnspecifiedParameters:
 			unspec = true
 		}
-	})
+	}
 	if unspec {
 		words = append(words, 0, 0)
 		vlen++
