@@ -305,7 +305,23 @@ func strEq(as, bs *strView, x, y uint32) bool {
 	if x == y && (as == bs || (x < as.shared && x < bs.shared)) {
 		return true
 	}
-	return cstrEq(as.tail(x), bs.tail(y))
+	a, b := as.tail(x), bs.tail(y)
+	if len(a) >= 8 && len(b) >= 8 {
+		// Most names end in their first eight bytes: decide those here
+		// as cstrEq would.
+		const lo, hi = 0x0101010101010101, 0x8080808080808080
+		u, v := binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)
+		if z := (u - lo) &^ u & hi; z != 0 {
+			// The lowest flagged byte is a's first NUL: equal if every
+			// byte up to it is.
+			return (u^v)&(z^(z-1)) == 0
+		}
+		if u != v {
+			return false
+		}
+		a, b = a[8:], b[8:]
+	}
+	return cstrEq(a, b)
 }
 
 // labelEq reports whether two types have equal labels (edges ignored).
