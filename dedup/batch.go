@@ -48,6 +48,9 @@ type batchState struct {
 	callN   []uint32
 	callJ   []uint32
 	hstack  []uint32 // hashComponent's depth-first search
+	cstack  []uint64 // pairCopy's: pairs to explore, pairs explored
+	cdeep   []uint64
+	cpaired []uint32
 	hpos    []uint32
 	scratch []uint32
 	rf      refineScratch
@@ -459,8 +462,15 @@ func (st *batchState) resolveComponent(members []uint32) {
 	// (a) members equivalent to an existing class: structs, unions and
 	// typedefs found by checking them against the candidates of their hash
 	// (equiv.go), which makes the structs they reach final too.
+	first := true
 	for _, m := range members {
 		if st.res[m] == none && checked(st.kind(m)) {
+			if first {
+				first = false
+				if st.pairCopy(m) {
+					continue
+				}
+			}
 			st.tryCandidates(m)
 		}
 	}

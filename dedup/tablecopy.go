@@ -1,0 +1,158 @@
+package dedup
+
+import (
+	"slices"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// A cyclic component whose structs are a copy of table classes.
+//
+// On a vmlinux most units repeat the kernel's big cycles (task_struct and
+// everything around it) as earlier units had them. resolveComponent
+// checks the component's first struct against the newest candidate of its
+// hash: the check walks every pair of a member and a class (labels,
+// hashes, the pair memo, a Tarjan stack), finds them OK, and its commit
+// walks them again to give the structs their classes. pairCopy makes the
+// same walk once, more cheaply, where it can tell in advance what check
+// and commit would do.
+
+// maxDeep bounds the pairs pairCopy explores whose left side already has a
+// class (a larger walk is left to check).
+const maxDeep = 64
+
+// pairCopy does what match(m0, c) would, c the head of m0's hash chain in
+// the table, when every pair that check(m0, c) meets is certainly OK, and
+// reports whether it did; if not, it changed nothing but the resolutions a
+// Resolver records as read (reading more only makes AddPrepared resolve
+// more itself). It walks the pairs as check does (leftRef, rightRef and
+// pairOf's rules, so it reads what check reads) and gives up on anything
+// but:
+//
+//   - a leaf whose left side has the class opposite it (OK);
+//   - a member of the component (no class yet) opposite a table class of
+//     equal label and hash, neither a declaration nor a type that a
+//     resolved declaration reads, each member opposite one class only;
+//   - a type with a class (an earlier component's, or a table id read as
+//     written) opposite another table class, of equal label and hash: at
+//     most maxDeep of them, each explored once;
+//   - a leaf of a declaration and what it may stand for (fwdPair OK) that
+//     resolveFwd would find already resolved, or that is an enum's; a
+//     leaf of two types without edges.
+//
+// check is then OK: every pair it meets is OK. commitPair visits the same
+// pairs: it gives the members that are structs or unions the class
+// opposite them (one each, so first come changes nothing), resolves no
+// declaration, and ends no epoch; match then gives a typedef m0 its
+// class. The pair memo stays without these pairs: it is a cache (package
+// documentation, "Resolving against a snapshot"). Only tables without
+// base, with forward declarations resolved (not Compare's), take this
+// path, and only when no class of this batch has m0's hash (tryCandidates
+// tries those first).
+func (st *batchState) pairCopy(m0 uint32) bool {
+	d := st.d
+	if d.base != nil || d.mergeAll || !st.fwdOK || st.kept != nil || st.twins {
+		return false
+	}
+	h := st.bhash[m0]
+	if st.bindex.find(h, st.bhash, 1) != 0 {
+		return false
+	}
+	c0 := d.chain(h)
+	if c0 == 0 {
+		return false
+	}
+	paired, stack, deep := st.cpaired[:0], st.cstack[:0], st.cdeep[:0]
+	// explore reports whether the pair (a, b), met on an edge (or the
+	// root), is OK as far as can be told now, and pushes it if its edges
+	// are to be looked at.
+	explore := func(a, b uint32) bool {
+		if a == b || st.leftClass(a) == b {
+			return true
+		}
+		if a == 0 || b == 0 || b >= st.t0 {
+			return false
+		}
+		member := a >= st.t0 && st.res[a-st.t0] == none
+		if member {
+			x := a - st.t0
+			if p := st.aux[x]; p != none { // aux is none outside refine
+				return p == b
+			}
+			if st.fwdTarget != nil && st.fwdTarget[x] {
+				return false
+			}
+		} else if slices.Contains(deep, uint64(a)<<32|uint64(b)) {
+			return true // explored already
+		}
+		na, nb := st.nodeOf(a), st.nodeOf(b)
+		if isFwd(na) || isFwd(nb) {
+			return !member && st.fwdPair(a, b, na, nb) == pairOK && st.fwdSettled(a, b, na, nb)
+		}
+		k := na.t.Kind()
+		if k != nb.t.Kind() || d.neverMerged(k) || st.hashOf(a) != d.hash[b] || !labelEq(na, nb) {
+			return false
+		}
+		switch {
+		case member:
+			if numRefs(na.t, na.w) == 0 {
+				return false
+			}
+			st.aux[a-st.t0] = b
+			paired = append(paired, a-st.t0)
+		case numRefs(na.t, na.w) == 0:
+			return true // a leaf of two types without edges
+		case len(deep) == maxDeep:
+			return false
+		default:
+			deep = append(deep, uint64(a)<<32|uint64(b))
+		}
+		stack = append(stack, uint64(a)<<32|uint64(b))
+		return true
+	}
+	ok := explore(st.t0+m0, c0)
+	for ok && len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		a, b := uint32(p>>32), uint32(p)
+		na, nb := st.nodeOf(a), st.nodeOf(b)
+		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
+			if !explore(st.leftRef(na, j), st.rightRef(b, nb, j)) {
+				ok = false // check would look further, or FAIL
+				break
+			}
+		}
+	}
+	for _, x := range paired {
+		if ok {
+			if k := st.kind(x); k == btf.KindStruct || k == btf.KindUnion || x == m0 {
+				st.res[x] = st.aux[x]
+			}
+		}
+		st.aux[x] = none
+	}
+	st.cpaired, st.cstack, st.cdeep = paired[:0], stack[:0], deep[:0]
+	return ok
+}
+
+// fwdSettled reports whether resolveFwd(a, b), for a leaf pair of a
+// declaration and what it may stand for, would change nothing: the
+// declaration it would resolve is resolved already (reading it, as
+// setFwd does), or it resolves none.
+func (st *batchState) fwdSettled(a, b uint32, na, nb node) bool {
+	if c, _ := fwdRank(na); c == fwdEnum {
+		return true
+	}
+	fa, fb := isFwd(na), isFwd(nb)
+	switch {
+	case fb && !fa:
+		_, done := st.fwdOf(b)
+		return done
+	case fa && !fb:
+		if c := st.classOr(a); st.isClass(c) && c != 0 && isFwd(st.nodeOf(c)) {
+			_, done := st.fwdOf(c)
+			return done
+		}
+	}
+	return true
+}
