@@ -117,7 +117,18 @@ func (st *batchState) pairCopy(m0 uint32) bool {
 		a, b := uint32(p>>32), uint32(p)
 		na, nb := st.nodeOf(a), st.nodeOf(b)
 		for j, k := 0, numRefs(na.t, na.w); j < k; j++ {
-			if !explore(st.leftRef(na, j), st.rightRef(b, nb, j)) {
+			// leftRef and rightRef (without twins: elem), the common
+			// case inline.
+			l := refAt(na.t, na.w, j)
+			if l < st.t0 {
+				l = d.canonEx(l)
+			}
+			y := refAt(nb.t, nb.w, j) // b is a table id: so is y
+			r := d.canonEx(y)
+			if r != 0 && st.declaresTable(r) {
+				r = st.elem(y)
+			}
+			if !explore(l, r) {
 				ok = false // check would look further, or FAIL
 				break
 			}
@@ -155,4 +166,20 @@ func (st *batchState) fwdSettled(a, b uint32, na, nb node) bool {
 		}
 	}
 	return true
+}
+
+// declaresTable is declares for a table id, reading the table in place
+// while it can.
+func (st *batchState) declaresTable(id uint32) bool {
+	if i := id - st.tv.first; i < uint32(len(st.tv.types)) {
+		t := st.tv.types[i]
+		switch t.Kind() {
+		case btf.KindFwd:
+			return true
+		case btf.KindEnum, btf.KindEnum64:
+			return t.Vlen() == 0
+		}
+		return false
+	}
+	return st.declares(id)
 }
