@@ -462,18 +462,24 @@ func (st *batchState) resolveComponent(members []uint32) {
 	// (a) members equivalent to an existing class: structs, unions and
 	// typedefs found by checking them against the candidates of their hash
 	// (equiv.go), which makes the structs they reach final too.
-	first := true
+	// The first is often a copy of table classes (pairCopy), and the
+	// typedefs after it then too (pairedTo), until one is not.
+	first, copied := true, false
 	for _, m := range members {
 		if st.res[m] == none && checked(st.kind(m)) {
 			if first {
 				first = false
-				if st.pairCopy(m) {
+				if copied = st.pairCopy(m); copied {
 					continue
 				}
+			} else if copied && st.pairedTo(m) {
+				continue
 			}
+			copied = false
 			st.tryCandidates(m)
 		}
 	}
+	st.unpair()
 	// Then the other members by their exact resolved edges, and those on a
 	// cycle without a struct by checking.
 	st.exactRefs(members)

@@ -23,8 +23,9 @@ const maxDeep = 64
 
 // pairCopy does what match(m0, c) would, c the head of m0's hash chain in
 // the table, when every pair that check(m0, c) meets is certainly OK, and
-// reports whether it did; if not, it changed nothing but the resolutions a
-// Resolver records as read (reading more only makes AddPrepared resolve
+// reports whether it did; if so, the caller calls unpair once done with
+// the pairs (pairedTo), and if not, it changed nothing but the resolutions
+// a Resolver records as read (reading more only makes AddPrepared resolve
 // more itself). It walks the pairs as check does (leftRef, rightRef and
 // pairOf's rules, so it reads what check reads) and gives up on anything
 // but:
@@ -134,16 +135,46 @@ func (st *batchState) pairCopy(m0 uint32) bool {
 			}
 		}
 	}
+	st.cpaired, st.cstack, st.cdeep = paired, stack[:0], deep[:0]
+	if !ok {
+		st.unpair()
+		return false
+	}
 	for _, x := range paired {
-		if ok {
-			if k := st.kind(x); k == btf.KindStruct || k == btf.KindUnion || x == m0 {
-				st.res[x] = st.aux[x]
-			}
+		if k := st.kind(x); k == btf.KindStruct || k == btf.KindUnion || x == m0 {
+			st.res[x] = st.aux[x]
 		}
+	}
+	return true
+}
+
+// pairedTo gives typedef m, after pairCopy did match's work for its
+// component and before anything else changed, the class pairCopy paired
+// it with, if that is the newest candidate of m's hash and no class of
+// this batch has it; it reports whether it did. check(m, c) would then
+// meet only pairs that pairCopy found OK (or OK leaves, as more members
+// have classes now): it is OK, its commit changes nothing (a typedef is
+// not assigned there, the structs it reaches have their classes, the
+// declarations it meets are resolved), and match gives m the class c.
+func (st *batchState) pairedTo(m uint32) bool {
+	c := st.aux[m]
+	if c == none || st.kind(m) != btf.KindTypedef {
+		return false
+	}
+	h := st.bhash[m]
+	if st.bindex.find(h, st.bhash, 1) != 0 || st.d.chain(h) != c {
+		return false
+	}
+	st.res[m] = c
+	return true
+}
+
+// unpair forgets pairCopy's pairs (aux is none outside refine).
+func (st *batchState) unpair() {
+	for _, x := range st.cpaired {
 		st.aux[x] = none
 	}
-	st.cpaired, st.cstack, st.cdeep = paired[:0], stack[:0], deep[:0]
-	return ok
+	st.cpaired = st.cpaired[:0]
 }
 
 // fwdSettled reports whether resolveFwd(a, b), for a leaf pair of a
