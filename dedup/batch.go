@@ -49,7 +49,7 @@ type batchState struct {
 	callJ   []uint32
 	hstack  []uint32 // hashComponent's depth-first search
 	cstack  []uint64 // pairCopy's: pairs to explore, pairs explored
-	cdeep   []uint64
+	cseen   pairSet
 	cpaired []uint32
 	hpos    []uint32
 	scratch []uint32
