@@ -41,6 +41,7 @@ type batchState struct {
 	// are edges[eat[i]:eat[i+1]]. Tarjan and hashing read them here
 	// instead of decoding each type's words again.
 	eat, edges []uint32
+	listed     bool // eat and edges hold this batch's (Prepare's moveList)
 
 	bindex  hindex   // newest creator (local index + 1) by hash
 	bnext   []uint32 // by creator: next older creator + 1 with the same hash
@@ -345,7 +346,10 @@ func (st *batchState) candChild(c uint32, j int) uint32 {
 // the table are already resolved) with an iterative Tarjan, and resolves
 // each as it completes: Tarjan emits components children first.
 func (st *batchState) run() {
-	st.listEdges()
+	if !st.listed {
+		st.listEdges()
+	}
+	st.listed = false
 	eat, edges := st.eat, st.edges
 	callN, callJ := st.callN[:0], st.callJ[:0]
 	defer func() { st.callN, st.callJ = callN[:0], callJ[:0] }()
