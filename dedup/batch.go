@@ -52,6 +52,7 @@ type batchState struct {
 	cstack  []uint64 // pairCopy's: pairs to explore, pairs explored
 	cseen   pairSet
 	cpaired []uint32
+	copies  int // components pairCopy settled (tests)
 	hpos    []uint32
 	scratch []uint32
 	rf      refineScratch
