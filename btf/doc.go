@@ -29,7 +29,9 @@
 //     KindLayout, SetLayout), the kernel's section rules (checkSections,
 //     which Validate's header check calls) and DumpHeader.
 //   - load.go: ReadRaw, raw BTF read through an io.ReaderAt, just its
-//     header and the bytes its sections span.
+//     header and the bytes its sections span; LoadRaw and LoadAt, which
+//     parse BTF through an io.ReaderAt without a copy of it (the strings
+//     read into the Spec's buffer, the types through a small one).
 //   - structure.go: CheckStructure, the format's own checks (header
 //     sections, string section, each type record's kind, length, string
 //     offsets and type ids: what libbpf's btf_sanity_check relies on),

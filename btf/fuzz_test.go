@@ -27,12 +27,13 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// FuzzRead feeds arbitrary bytes to ReadRaw and Parse. Whatever it
-// accepts must marshal back to the bytes it read, dump, and validate
-// without panicking.
+// FuzzRead feeds arbitrary bytes to ReadRaw and Parse, and to LoadRaw,
+// which must agree with them. Whatever they accept must marshal back to
+// the bytes read, dump, and validate without panicking.
 func FuzzRead(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		loadMatchesParse(t, "input", data, 16)
 		raw, err := ReadRaw(bytes.NewReader(data))
 		if err != nil {
 			return

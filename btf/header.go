@@ -108,9 +108,14 @@ func byteOrderOf(data []byte) (binary.ByteOrder, error) {
 	return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("magic %#04x", binary.LittleEndian.Uint16(data)), Err: ErrNotBTF}
 }
 
-// parseHeader reads and checks the header of raw BTF data.
-func parseHeader(data []byte) (Header, binary.ByteOrder, error) {
+// parseHeader reads and checks the header of raw BTF.
+func parseHeader(src source) (Header, binary.ByteOrder, error) {
 	var h Header
+	size := src.len()
+	data, err := src.bytes(0, min(size, HeaderLenLayout))
+	if err != nil {
+		return h, nil, err
+	}
 	bo, err := byteOrderOf(data)
 	if err != nil {
 		return h, nil, err
@@ -125,23 +130,25 @@ func parseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	if h.Version != 1 {
 		return h, nil, &FormatError{Off: 2, Msg: fmt.Sprintf("version %d, want 1", h.Version)}
 	}
-	if h.HdrLen < HeaderLen || uint64(h.HdrLen) > uint64(len(data)) {
-		return h, nil, &FormatError{Off: 4, Msg: fmt.Sprintf("hdr_len %d outside [%d, %d]", h.HdrLen, HeaderLen, len(data)), Err: ErrTruncated}
+	if h.HdrLen < HeaderLen || uint64(h.HdrLen) > size {
+		return h, nil, &FormatError{Off: 4, Msg: fmt.Sprintf("hdr_len %d outside [%d, %d]", h.HdrLen, HeaderLen, size), Err: ErrTruncated}
 	}
 	h.TypeOff = bo.Uint32(data[8:])
 	h.TypeLen = bo.Uint32(data[12:])
 	h.StrOff = bo.Uint32(data[16:])
 	h.StrLen = bo.Uint32(data[20:])
+	extraAt := uint32(HeaderLen)
 	if h.HdrLen >= HeaderLenLayout {
 		h.LayoutOff = bo.Uint32(data[24:])
 		h.LayoutLen = bo.Uint32(data[28:])
-		if h.HdrLen > HeaderLenLayout {
-			h.Extra = data[HeaderLenLayout:h.HdrLen]
-		}
-	} else if h.HdrLen > HeaderLen {
-		h.Extra = data[HeaderLen:h.HdrLen]
+		extraAt = HeaderLenLayout
 	}
-	body := uint64(len(data)) - uint64(h.HdrLen)
+	if h.HdrLen > extraAt {
+		if h.Extra, err = src.bytes(uint64(extraAt), uint64(h.HdrLen-extraAt)); err != nil {
+			return h, nil, err
+		}
+	}
+	body := size - uint64(h.HdrLen)
 	check := func(name string, field int64, off, n uint32) error {
 		if uint64(off)+uint64(n) > body {
 			return &FormatError{Off: field, Msg: fmt.Sprintf("%s section [%#x, %#x) past end of data (%#x)", name, off, uint64(off)+uint64(n), body), Err: ErrTruncated}
@@ -157,7 +164,7 @@ func parseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	if h.TypeOff%4 != 0 {
 		return h, nil, &FormatError{Off: 8, Msg: fmt.Sprintf("type_off %#x not 4-byte aligned", h.TypeOff)}
 	}
-	if err := parseLayout(&h, data[h.HdrLen:], bo); err != nil {
+	if err := parseLayout(&h, src, bo); err != nil {
 		return h, nil, err
 	}
 	return h, bo, nil

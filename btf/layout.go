@@ -92,21 +92,26 @@ func (s *Spec) SetLayout(l []LayoutEntry) {
 
 // parseLayout checks the layout section's header fields as both libbpf 1.8
 // and the 7.2 kernel's btf_parse_layout_sec do (4-byte aligned, a
-// non-empty multiple of 4 bytes, inside the data) and decodes it. body is
-// the data after the header.
-func parseLayout(h *Header, body []byte, bo binary.ByteOrder) error {
+// non-empty multiple of 4 bytes, inside the data) and decodes it from
+// src, the raw BTF.
+func parseLayout(h *Header, src source, bo binary.ByteOrder) error {
 	if h.HdrLen < HeaderLenLayout || h.LayoutLen == 0 {
 		return nil
 	}
+	body := src.len() - uint64(h.HdrLen)
 	switch {
 	case h.LayoutOff%4 != 0:
 		return &FormatError{Off: 24, Msg: fmt.Sprintf("layout_off %#x not 4-byte aligned", h.LayoutOff)}
 	case h.LayoutLen%LayoutEntrySize != 0:
 		return &FormatError{Off: 28, Msg: fmt.Sprintf("layout_len %d not a multiple of %d", h.LayoutLen, LayoutEntrySize)}
-	case uint64(h.LayoutOff)+uint64(h.LayoutLen) > uint64(len(body)):
-		return &FormatError{Off: 24, Msg: fmt.Sprintf("layout section [%#x, %#x) past end of data (%#x)", h.LayoutOff, uint64(h.LayoutOff)+uint64(h.LayoutLen), len(body)), Err: ErrTruncated}
+	case uint64(h.LayoutOff)+uint64(h.LayoutLen) > body:
+		return &FormatError{Off: 24, Msg: fmt.Sprintf("layout section [%#x, %#x) past end of data (%#x)", h.LayoutOff, uint64(h.LayoutOff)+uint64(h.LayoutLen), body), Err: ErrTruncated}
 	}
-	h.Layout = decodeLayout(body[h.LayoutOff:h.LayoutOff+h.LayoutLen], bo)
+	b, err := src.bytes(uint64(h.HdrLen)+uint64(h.LayoutOff), uint64(h.LayoutLen))
+	if err != nil {
+		return err
+	}
+	h.Layout = decodeLayout(b, bo)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package btf
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -11,13 +12,27 @@ import (
 // base's. The returned Spec keeps data's string section without copying it,
 // so data must not change afterwards.
 func Parse(data []byte, base *Spec) (*Spec, error) {
-	h, bo, err := parseHeader(data)
+	return parse(source{data: data}, base)
+}
+
+// LoadAt is Parse of the size bytes at the start of r, read without a copy
+// of them: the string section straight into the buffer the Spec keeps,
+// the type section through a small buffer, parsed as it is read. Its
+// results and errors are Parse's; a read that fails is an ErrTruncated
+// FormatError at the offset it was reading.
+func LoadAt(r io.ReaderAt, size int64, base *Spec) (*Spec, error) {
+	return parse(source{r: r, size: size}, base)
+}
+
+func parse(src source, base *Spec) (*Spec, error) {
+	h, bo, err := parseHeader(src)
 	if err != nil {
 		return nil, err
 	}
-	body := data[h.HdrLen:]
-	strs := body[h.StrOff : h.StrOff+h.StrLen]
-	types := body[h.TypeOff : h.TypeOff+h.TypeLen]
+	strs, err := src.bytes(uint64(h.HdrLen)+uint64(h.StrOff), uint64(h.StrLen))
+	if err != nil {
+		return nil, err
+	}
 
 	var s *Spec
 	if base == nil {
@@ -35,7 +50,7 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 	s.ByteOrder = bo
 	s.Header = h
 
-	if err := parseTypes(s, types, h, bo == binary.LittleEndian); err != nil {
+	if err := parseTypes(s, src.types(h), h, bo == binary.LittleEndian); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -53,56 +68,85 @@ func word(b []byte, le bool) uint32 {
 // parseTypes appends the type records of the type section to s, in
 // little-endian byte order if le. Words are read inline (word), not
 // through the binary.ByteOrder interface: a vmlinux has 0.75M of them.
-func parseTypes(s *Spec, types []byte, h Header, le bool) error {
+// The records are parsed from the bytes at hand, as many as they hold
+// whole (all of them for a section in memory); a record they cut is
+// parsed once the stream has read it.
+func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 	// Sized exactly by a first pass that reads only the headers (a base
 	// vmlinux is 108k types: bounding by 12 bytes a type would reserve
 	// twice what it takes, for as long as the Spec lives).
-	n, words := countTypes(types, le)
+	n, words, err := countTypes(types.again(), le)
+	if err != nil {
+		return err
+	}
 	s.Grow(n, words)
 	base0 := int64(h.HdrLen + h.TypeOff)
-	for off := 0; off < len(types); {
-		if len(types)-off < 12 {
-			return &FormatError{Off: base0 + int64(off), Msg: fmt.Sprintf("type [%d]: %d bytes left for a 12-byte header", s.NextID(), len(types)-off), Err: ErrTruncated}
+	need := 12
+	for types.left() > 0 {
+		if left := types.left(); left < 12 {
+			return &FormatError{Off: base0 + types.pos, Msg: fmt.Sprintf("type [%d]: %d bytes left for a 12-byte header", s.NextID(), left), Err: ErrTruncated}
 		}
-		t := Type{
-			NameOff:    StrOff(word(types[off:], le)),
-			Info:       word(types[off+4:], le),
-			SizeOrType: word(types[off+8:], le),
+		b, err := types.peek(need)
+		if err != nil {
+			return err
 		}
-		n := t.Kind().ExtraWords(t.Vlen())
-		if n < 0 {
-			return &FormatError{Off: base0 + int64(off), Msg: fmt.Sprintf("type [%d]: unknown kind %d", s.NextID(), t.Kind())}
+		off := 0
+		need = 12
+		for len(b)-off >= 12 {
+			t := Type{
+				NameOff:    StrOff(word(b[off:], le)),
+				Info:       word(b[off+4:], le),
+				SizeOrType: word(b[off+8:], le),
+			}
+			n := t.Kind().ExtraWords(t.Vlen())
+			at := base0 + types.pos + int64(off)
+			if n < 0 {
+				return &FormatError{Off: at, Msg: fmt.Sprintf("type [%d]: unknown kind %d", s.NextID(), t.Kind())}
+			}
+			if left := types.left() - int64(off) - 12; int64(n) > left/4 {
+				return &FormatError{Off: at + 12, Msg: fmt.Sprintf("type [%d] %s: vlen %d needs %d bytes, %d left", s.NextID(), t.Kind(), t.Vlen(), 4*n, left), Err: ErrTruncated}
+			}
+			if 12+4*n > len(b)-off {
+				need = 12 + 4*n // cut: read on
+				break
+			}
+			s.types = append(s.types, t)
+			at0 := len(s.extra)
+			s.extra = slices.Grow(s.extra, n)[:at0+n] // no-op: countTypes sized it
+			dst := s.extra[at0 : at0+n]
+			src := b[off+12 : off+12+4*n]
+			for i := range dst {
+				dst[i] = word(src[4*i:], le)
+			}
+			s.extraAt = append(s.extraAt, uint32(len(s.extra)))
+			off += 12 + 4*n
 		}
-		off += 12
-		if n > (len(types)-off)/4 {
-			return &FormatError{Off: base0 + int64(off), Msg: fmt.Sprintf("type [%d] %s: vlen %d needs %d bytes, %d left", s.NextID(), t.Kind(), t.Vlen(), 4*n, len(types)-off), Err: ErrTruncated}
-		}
-		s.types = append(s.types, t)
-		at := len(s.extra)
-		s.extra = slices.Grow(s.extra, n)[:at+n] // no-op: countTypes sized it
-		dst := s.extra[at : at+n]
-		src := types[off : off+4*n]
-		for i := range dst {
-			dst[i] = word(src[4*i:], le)
-		}
-		off += 4 * n
-		s.extraAt = append(s.extraAt, uint32(len(s.extra)))
+		types.skip(int64(off))
 	}
 	return nil
 }
 
 // countTypes returns how many types and extra words types holds, up to the
-// first one that does not fit or has an unknown kind (Parse reports it).
-func countTypes(types []byte, le bool) (n, words int) {
-	for off := 0; len(types)-off >= 12; n++ {
-		info := word(types[off+4:], le)
-		t := Type{Info: info}
-		k := t.Kind().ExtraWords(t.Vlen())
-		if k < 0 || k > (len(types)-off-12)/4 {
-			break
+// first one that does not fit or has an unknown kind (parseTypes reports
+// it). Only a failed read is an error; only the headers are read.
+func countTypes(types *typeStream, le bool) (n, words int, err error) {
+	for types.left() >= 12 {
+		b, err := types.peek(12)
+		if err != nil {
+			return 0, 0, err
 		}
-		off += 12 + 4*k
-		words += k
+		off := 0
+		for len(b)-off >= 12 {
+			t := Type{Info: word(b[off+4:], le)}
+			k := t.Kind().ExtraWords(t.Vlen())
+			if k < 0 || int64(k) > (types.left()-int64(off)-12)/4 {
+				return n, words, nil
+			}
+			n++
+			words += k
+			off += 12 + 4*k
+		}
+		types.skip(int64(off))
 	}
-	return n, words
+	return n, words, nil
 }

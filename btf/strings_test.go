@@ -24,6 +24,25 @@ func TestStringsNoMemo(t *testing.T) {
 	}
 }
 
+// TestStringsFromBytesNoMemo: a table read from BTF, and a table split
+// over it, intern without allocating the memo, finding base strings.
+func TestStringsFromBytesNoMemo(t *testing.T) {
+	base := StringsFromBytes([]byte("\x00int\x00long\x00"), nil)
+	split := NewStrings(base)
+	for _, c := range []struct {
+		s    *Strings
+		name string
+		want StrOff
+	}{{base, "long", 5}, {split, "int", 1}, {split, "char", 10}, {split, "char", 10}} {
+		if got := c.s.Add(c.name); got != c.want {
+			t.Errorf("Add(%q) = %d, want %d", c.name, got, c.want)
+		}
+	}
+	if base.memo != nil || split.memo != nil {
+		t.Errorf("memo allocated: base %v, split %v", base.memo != nil, split.memo != nil)
+	}
+}
+
 // TestStringsReset: a reset table interns from scratch, as a new one.
 func TestStringsReset(t *testing.T) {
 	s := NewStrings(nil)

@@ -1,6 +1,11 @@
 package dedup
 
-import "github.com/btfstream/btfstream/btf"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/btfstream/btfstream/btf"
+)
 
 // Split mode: module structs kept apart from the base (see the package
 // documentation, "Modules: what stays a module type").
@@ -17,17 +22,35 @@ import "github.com/btfstream/btfstream/btf"
 // batches); candidates whose check would FAIL at its first pair are
 // skipped by their key (aggKey; the index holds the base's aggregates by
 // label signature, and a candidate's key is computed when it is met).
-func (st *batchState) adjustBase() {
+func (st *batchState) adjustBase() { st.adjustBaseOf(nil) }
+
+// adjustBaseOf is adjustBase for a batch that p prepared (nil: another
+// batch). Only a check that meets an unresolved base FWD opposite a
+// complete struct or union of its name and kind can give ADJ (a resolved
+// one reads as what it stands for), and OK or FAIL results leave nothing
+// behind but memoised pairs: a prepared batch reads nothing but its own
+// types on the left of a pair, so its types that reach no struct or union
+// named like an unresolved base FWD are not checked (mayAdjust).
+func (st *batchState) adjustBaseOf(p *Prepared) {
 	d := st.d
 	if d.base == nil || !st.fwdOK || st.t0 < uint32(d.table.FirstID()) {
 		return
 	}
 	d.indexBaseAggregates()
+	var may []bool
+	if p != nil && !adjustCheckAll {
+		if may = st.mayAdjust(p); may == nil {
+			return
+		}
+	}
 	st.noHash = true
 	for i := 0; i < st.n; i++ {
 		v := st.t0 + uint32(i)
 		n := st.nodeOf(v)
 		if k := n.t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || n.t.Vlen() == 0 {
+			continue
+		}
+		if may != nil && !may[i] {
 			continue
 		}
 		kept := false
@@ -65,6 +88,83 @@ func (st *batchState) adjustBase() {
 		}
 	}
 	st.noHash = false
+}
+
+// mayAdjust marks the types of prepared batch p that reach, through
+// their edges, a STRUCT or UNION of the name and kind of an unresolved
+// base FWD (whose label signatures are alike), in one pass over p's
+// components (children first). It returns nil when no type does.
+func (st *batchState) mayAdjust(p *Prepared) []bool {
+	d := st.d
+	if len(d.baseFwd) == 0 && !d.baseFwdAnon {
+		return nil
+	}
+	var may []bool
+	for i := 0; i < st.n; i++ {
+		t, _ := st.typ(uint32(i))
+		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || t.NameOff == 0 {
+			continue
+		}
+		if st.openBaseFwd(st.blh[i]) || (d.baseFwdAnon && len(st.bv.bytes(uint32(t.NameOff))) == 0) {
+			if may == nil {
+				may = make([]bool, st.n)
+			}
+			may[i] = true
+		}
+	}
+	if may == nil {
+		return nil
+	}
+	start := uint32(0)
+	for _, e := range p.ends {
+		end := e &^ cyclicComp
+		members := p.comps[start:end]
+		start = end
+		reach := false
+		for _, m := range members {
+			if may[m] {
+				reach = true
+				break
+			}
+			t, w := st.typ(m)
+			for j, k := 0, numRefs(t, w); j < k && !reach; j++ {
+				if c := refAt(t, w, j); c >= st.t0 && may[c-st.t0] {
+					reach = true
+				}
+			}
+			if reach {
+				break
+			}
+		}
+		if reach {
+			for _, m := range members {
+				may[m] = true
+			}
+		}
+	}
+	return may
+}
+
+// openBaseFwd reports whether a base FWD of label signature key is a
+// class that stands for nothing yet: a right side of a pair can read it
+// as a FWD.
+func (st *batchState) openBaseFwd(key uint64) bool {
+	d := st.d
+	i, _ := slices.BinarySearchFunc(d.baseFwd, key, func(e baseFwd, k uint64) int { return cmp.Compare(e.key, k) })
+	for ; i < len(d.baseFwd) && d.baseFwd[i].key == key; i++ {
+		if c := d.canonEx(d.baseFwd[i].id); st.declares(c) {
+			if _, done := d.fwdTo[c]; !done {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// baseFwd is a named FWD of the base and its label signature.
+type baseFwd struct {
+	key uint64
+	id  uint32
 }
 
 // adjustFwds resolves every base FWD that the ADJ pair (a, b) reaches
@@ -120,6 +220,21 @@ func (d *Incremental) indexBaseAggregates() {
 		d.aggID = append(d.aggID, id)
 		d.aggNext = append(d.aggNext, d.agg.put(d.lh[id], uint32(len(d.aggID)), d.aggSig, 1))
 	}
+	d.baseFwd = d.baseFwd[:0]
+	s := viewOf(d.base.Strings())
+	for id := uint32(1); id < uint32(d.base.NextID()); id++ {
+		t := d.base.Type(btf.TypeID(id))
+		if t.Kind() != btf.KindFwd {
+			continue
+		}
+		key, cut := cutKey(node{t: t, s: &s})
+		if !cut {
+			d.baseFwdAnon = true
+			continue
+		}
+		d.baseFwd = append(d.baseFwd, baseFwd{key, id})
+	}
+	slices.SortFunc(d.baseFwd, func(a, b baseFwd) int { return cmp.Compare(a.key, b.key) })
 }
 
 // baseAggKey is aggKey of base aggregate id.
@@ -176,6 +291,10 @@ func (st *batchState) aggKey(v uint32, n node) uint64 {
 	}
 	return finalize(h)
 }
+
+// adjustCheckAll makes adjustBaseOf check every type of a prepared batch
+// (tests compare).
+var adjustCheckAll = false
 
 // adjustLabelsOnly keys adjustBase's index by label only (tests compare).
 var adjustLabelsOnly = false

@@ -167,12 +167,27 @@ func (st *batchState) rightRef(b uint32, n node, j int) uint32 {
 	// when b is a module class (at or past the first) or a base id already
 	// read in the module view.
 	if first := uint32(st.d.table.FirstID()); c < first && (b&moduleView != 0 || b >= first) {
-		if k, ok := st.twinOf(c); ok {
-			return k
+		// Only base STRUCTs and UNIONs have twins.
+		if k := st.header(c).Kind(); k == btf.KindStruct || k == btf.KindUnion {
+			if k, ok := st.twinOf(c); ok {
+				return k
+			}
 		}
 		return c | moduleView
 	}
 	return c
+}
+
+// header returns the header of an existing id (below t0), read as nodeOf
+// reads it.
+func (st *batchState) header(id uint32) btf.Type {
+	if i := id - st.tv.first; i < uint32(len(st.tv.types)) {
+		return st.tv.types[i]
+	}
+	if i := id - st.basev.first; i < uint32(len(st.basev.types)) {
+		return st.basev.types[i]
+	}
+	return st.d.table.Type(btf.TypeID(id))
 }
 
 // moduleView marks a base id on the right of a pair as read below a

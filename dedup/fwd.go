@@ -58,13 +58,10 @@ func (st *batchState) elem(id uint32) uint32 {
 // only its header.
 func (st *batchState) declares(id uint32) bool {
 	var t btf.Type
-	switch {
-	case id >= st.t0:
+	if id < st.t0 {
+		t = st.header(id)
+	} else {
 		t = st.types[id-st.t0]
-	case id-st.tv.first < uint32(len(st.tv.types)):
-		t = st.tv.types[id-st.tv.first] // the table, read in place
-	default:
-		t = st.d.table.Type(btf.TypeID(id))
 	}
 	switch t.Kind() {
 	case btf.KindFwd:

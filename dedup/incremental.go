@@ -73,7 +73,11 @@ type Incremental struct {
 	aggSig  []uint64
 	aggID   []uint32
 	aggNext []uint32
-	kept    map[uint32]bool
+	// baseFwd: the base's named FWDs by label signature, sorted (built
+	// with agg); baseFwdAnon: one of them has no name (adjustBase).
+	baseFwd     []baseFwd
+	baseFwdAnon bool
+	kept        map[uint32]bool
 	// twin: base struct -> table id of the module struct first kept
 	// apart from it (moduleView).
 	twin map[uint32]uint32

@@ -277,7 +277,7 @@ func (d *Incremental) loadPrepared(p *Prepared) *batchState {
 	st.borrow(p)
 	st.ready()
 	st.borrowHashes(p)
-	st.adjustBase() // reads the label hashes (blh)
+	st.adjustBaseOf(p) // reads the label hashes (blh)
 	for i := range st.idx {
 		st.idx[i] = none // every component is done, as after Tarjan
 	}

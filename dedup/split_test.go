@@ -83,13 +83,16 @@ func TestDedupEmpty(t *testing.T) {
 // (aggKey) instead of labels alone skips only checks that FAIL: modules
 // deduplicated against a base, where declarations and two definitions of
 // one label meet, come out with the same ids and bytes, with fewer checks.
+// AddPrepared checks as many pairs as AddBatch when it checks every type
+// (adjustCheckAll), and no more when it checks only the types that reach
+// a struct named like a base FWD (mayAdjust), with the same output.
 func TestAdjustKey(t *testing.T) {
 	trials := 200
 	if testing.Short() {
 		trials = 40
 	}
 	rng := rand.New(rand.NewSource(11))
-	fewer, kept := 0, 0
+	fewer, kept, pruned := 0, 0, 0
 	prep := NewPreparer()
 	for trial := 0; trial < trials; trial++ {
 		bc, bp := genFwdUnits(rng)
@@ -99,12 +102,14 @@ func TestAdjustKey(t *testing.T) {
 		}
 		cus, perms := genFwdUnits(rng)
 		// Modes: AddBatch, AddBatch keyed by labels only, AddPrepared
-		// (whose keys read Prepare's label hashes).
-		var outs [3][]byte
-		var maps [3][]btf.TypeID
-		var checks [3]int
-		for mode := 0; mode < 3; mode++ {
+		// (whose keys read Prepare's label hashes), checking every type
+		// or (mode 3) only those mayAdjust marks.
+		var outs [4][]byte
+		var maps [4][]btf.TypeID
+		var checks [4]int
+		for mode := 0; mode < 4; mode++ {
 			adjustLabelsOnly = mode == 1
+			adjustCheckAll = mode == 2
 			d, err := NewIncremental(base)
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +117,7 @@ func TestAdjustKey(t *testing.T) {
 			for i, cu := range cus {
 				var r Remap
 				var ids []btf.TypeID
-				if mode == 2 {
+				if mode >= 2 {
 					b := btf.NewSpec()
 					ids = emit(b, cu, perms[i], nil)
 					p, err := prep.Prepare(b, nil)
@@ -144,7 +149,7 @@ func TestAdjustKey(t *testing.T) {
 			}
 			outs[mode] = out.Marshal()
 		}
-		adjustLabelsOnly = false
+		adjustLabelsOnly, adjustCheckAll = false, false
 		if !bytes.Equal(outs[0], outs[1]) || !slices.Equal(maps[0], maps[1]) {
 			t.Fatalf("trial %d: output differs with the index keyed by labels only", trial)
 		}
@@ -154,6 +159,15 @@ func TestAdjustKey(t *testing.T) {
 		if checks[2] != checks[0] {
 			t.Fatalf("trial %d: %d checks via AddPrepared, %d via AddBatch", trial, checks[2], checks[0])
 		}
+		if !bytes.Equal(outs[0], outs[3]) || !slices.Equal(maps[0], maps[3]) {
+			t.Fatalf("trial %d: AddPrepared's output differs when it checks only the types mayAdjust marks", trial)
+		}
+		if checks[3] > checks[2] {
+			t.Fatalf("trial %d: %d checks of the marked types, %d of all", trial, checks[3], checks[2])
+		}
+		if checks[3] < checks[2] {
+			pruned++
+		}
 		if checks[0] > checks[1] {
 			t.Fatalf("trial %d: %d checks with edge signatures, %d with labels only", trial, checks[0], checks[1])
 		}
@@ -161,8 +175,8 @@ func TestAdjustKey(t *testing.T) {
 			fewer++
 		}
 	}
-	if fewer == 0 || kept == 0 {
-		t.Fatalf("no trial skipped a check (%d) or kept a module type (%d): the test proves nothing", fewer, kept)
+	if fewer == 0 || kept == 0 || pruned == 0 {
+		t.Fatalf("no trial skipped a check (%d, %d by mayAdjust) or kept a module type (%d): the test proves nothing", fewer, pruned, kept)
 	}
-	t.Logf("%d of %d trials skipped checks, %d kept module types", fewer, trials, kept)
+	t.Logf("%d of %d trials skipped checks (%d by mayAdjust), %d kept module types", fewer, trials, pruned, kept)
 }

@@ -125,7 +125,7 @@ func (st *batchState) pairCopy(m0 uint32) bool {
 			}
 			y := refAt(nb.t, nb.w, j) // b is a table id: so is y
 			r := d.canonEx(y)
-			if r != 0 && st.declaresTable(r) {
+			if r != 0 && st.declares(r) {
 				r = st.elem(y)
 			}
 			if !explore(l, r) {
@@ -260,20 +260,4 @@ func (st *batchState) fwdSettled(a, b uint32, na, nb node) bool {
 		}
 	}
 	return true
-}
-
-// declaresTable is declares for a table id, reading the table in place
-// while it can.
-func (st *batchState) declaresTable(id uint32) bool {
-	if i := id - st.tv.first; i < uint32(len(st.tv.types)) {
-		t := st.tv.types[i]
-		switch t.Kind() {
-		case btf.KindFwd:
-			return true
-		case btf.KindEnum, btf.KindEnum64:
-			return t.Vlen() == 0
-		}
-		return false
-	}
-	return st.declares(id)
 }

@@ -44,7 +44,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$bin" ]; then
   bin=$tmp/btfstream
-  (cd "$root" && go build -o "$bin" ./cmd/btfstream)
+  (cd "$root" && CGO_ENABLED=0 go build -o "$bin" ./cmd/btfstream)
 fi
 
 # scripts/Makefile.btf of Linux 6.12 to 7.2 for pahole >= 1.26 (what the

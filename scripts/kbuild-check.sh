@@ -149,8 +149,9 @@ mkdir -p "$work/bin" || die "cannot create $work"
 # BTFSTREAM_KBUILD_GOARCH=386 (or arm...) builds the PAHOLE btfstream for
 # that architecture (static, CGO_ENABLED=0): 32-bit userspace building a
 # 64-bit kernel, as the product promises (the x86_64 host runs 386 as is).
-goenv=()
-[ -n "${BTFSTREAM_KBUILD_GOARCH:-}" ] && goenv=(GOARCH="$BTFSTREAM_KBUILD_GOARCH" CGO_ENABLED=0)
+# Always static (CGO_ENABLED=0), as the README recommends for kernel builds.
+goenv=(CGO_ENABLED=0)
+[ -n "${BTFSTREAM_KBUILD_GOARCH:-}" ] && goenv+=(GOARCH="$BTFSTREAM_KBUILD_GOARCH")
 (cd "$root" && env "${goenv[@]}" go build -o "$work/bin/btfstream" ./cmd/btfstream &&
 	CGO_ENABLED=0 go build -o "$work/bin/btfload" ./e2e/kbuild/btfload) || die "go build failed"
 btfstream=$work/bin/btfstream

@@ -127,7 +127,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 			return
 		}
 	}
-	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose, NameCacheBits: mem.nameCacheBits()})
+	enc, err := encode.New(f, syms, encode.Config{Features: feat, Verbose: opts.Verbose, NameCacheBits: mem.nameCacheBits(f)})
 	if err != nil {
 		su.err = err
 		return

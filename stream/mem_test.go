@@ -56,7 +56,7 @@ func TestMemFloor(t *testing.T) {
 }
 
 // nameCacheBitsFor and arenaKeep shrink with the limit and are the
-// defaults without one.
+// defaults without one; unitNameBits grows with the unit.
 func TestLimitSizing(t *testing.T) {
 	for _, c := range []struct {
 		limit int64
@@ -64,6 +64,14 @@ func TestLimitSizing(t *testing.T) {
 	}{{0, 16}, {-1, 16}, {32 << 20, 13}, {64 << 20, 14}, {128 << 20, 15}, {256 << 20, 16}, {1 << 30, 16}, {1 << 20, 12}} {
 		if got := nameCacheBitsFor(c.limit); got != c.bits {
 			t.Errorf("nameCacheBitsFor(%d) = %d, want %d", c.limit, got, c.bits)
+		}
+	}
+	for _, c := range []struct {
+		unit uint64
+		bits uint8
+	}{{0, 10}, {30 << 10, 10}, {182871, 13}, {444088, 14}, {1124652, 16}, {4 << 20, 17}} {
+		if got := unitNameBits(c.unit); got != c.bits {
+			t.Errorf("unitNameBits(%d) = %d, want %d", c.unit, got, c.bits)
 		}
 	}
 	if (&memPlan{}).arenaKeep() != 0 || (&memPlan{limit: 32 << 20}).arenaKeep() != 1<<20 {

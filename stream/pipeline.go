@@ -58,7 +58,7 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	// worker's is in the plan's working set, as the single encoder's
 	// always was).
 	largest, _ := f.LargestUnit()
-	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(largest, mem.nameCacheBits()))()
+	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(largest, mem.nameCacheBits(f)))()
 	var runErr error
 	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)

@@ -11,47 +11,95 @@ import (
 // or, for any other file, the raw BTF it holds (btf.ReadRaw). Only the
 // headers and the BTF itself are read. Errors are *Error naming the file.
 func ReadBTF(name string, r io.ReaderAt, size int64) ([]byte, error) {
+	raw, err := findBTF(name, r, size, false, func(r io.ReaderAt) ([]byte, error) { return btf.ReadRaw(r) })
+	return raw.data, err
+}
+
+// btfBytes is where a file's BTF is: in memory (data), or the size bytes
+// at the start of r.
+type btfBytes struct {
+	data []byte
+	r    io.ReaderAt
+	size int64
+}
+
+// findBTF finds the BTF of a file as ReadBTF says; readRaw reads a file
+// that is not ELF. With lazy, an uncompressed .BTF section is not read:
+// its reader is returned.
+func findBTF(name string, r io.ReaderAt, size int64, lazy bool, readRaw func(io.ReaderAt) ([]byte, error)) (btfBytes, error) {
 	var magic [4]byte
 	if n, _ := r.ReadAt(magic[:], 0); n < 4 || string(magic[:]) != "\x7fELF" {
 		if n < 2 || string(magic[:2]) != "\x9f\xeb" && string(magic[:2]) != "\xeb\x9f" {
-			return nil, notBTF(name, r)
+			return btfBytes{}, notBTF(name, r)
 		}
-		raw, err := btf.ReadRaw(r)
+		raw, err := readRaw(r)
 		if err != nil {
-			return nil, &Error{File: name, Err: err}
+			return btfBytes{}, &Error{File: name, Err: err}
 		}
-		return raw, nil
+		return btfBytes{data: raw}, nil
 	}
 	f, err := New(name, r, size, Options{CacheBytes: -1})
 	if err != nil {
-		return nil, err
+		return btfBytes{}, err
 	}
 	s, ok := f.Section(".BTF")
 	if !ok {
-		return nil, &Error{File: name, Msg: "no .BTF section", Err: btf.ErrNoBTF}
+		return btfBytes{}, &Error{File: name, Msg: "no .BTF section", Err: btf.ErrNoBTF}
 	}
 	if s.Type == SHTNobits {
-		return nil, &Error{File: name, Section: ".BTF", Msg: "section has no data (SHT_NOBITS)", Err: ErrFormat}
+		return btfBytes{}, &Error{File: name, Section: ".BTF", Msg: "section has no data (SHT_NOBITS)", Err: ErrFormat}
 	}
-	return f.ReadSectionRaw(s)
+	if lazy && !s.Compressed() {
+		// New checked that the section lies inside the file.
+		return btfBytes{r: f.SectionReader(s), size: int64(s.Size)}, nil
+	}
+	raw, err := f.ReadSectionRaw(s)
+	if err != nil {
+		return btfBytes{}, err
+	}
+	return btfBytes{data: raw}, nil
 }
 
 // LoadBTF parses the BTF of the file at path (an ELF file's .BTF section,
 // or raw BTF). With a base, the BTF is split BTF on top of it. Errors are
 // *Error naming path and wrap the cause (a *btf.FormatError, btf.ErrNoBTF,
 // an I/O error).
+//
+// The BTF is read without a copy of it (btf.LoadRaw, btf.LoadAt): the
+// string section straight into the Spec's buffer, the types through a
+// small one. Reading a vmlinux's 5 MB of raw BTF and then copying its 2 MB
+// of strings out of it allocated 7 MB, whose garbage a collection could
+// find live and pace the rest of a module's encode by.
 func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
-	raw, err := readBTFFile(path)
+	f, st, err := OpenInput(path, path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := btf.Parse(raw, base)
+	defer f.Close()
+	// A file of raw BTF is loaded through the reader, not read whole.
+	var direct *btf.Spec
+	raw, err := findBTF(path, f, st.Size(), true, func(r io.ReaderAt) ([]byte, error) {
+		s, err := btf.LoadRaw(r, base)
+		direct = s
+		return nil, err
+	})
+	var s *btf.Spec
+	switch {
+	case err != nil:
+		return nil, err
+	case direct != nil:
+		s = direct
+	case raw.data != nil:
+		if s, err = btf.Parse(raw.data, base); err == nil {
+			// Only the strings are read from now on.
+			s.Strings().Own()
+		}
+	default:
+		s, err = btf.LoadAt(raw.r, raw.size, base)
+	}
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	// raw is parsed: only its strings are read from now on. A vmlinux's
-	// .BTF (a module's base) is 2 MB of strings after 2.8 MB of types.
-	s.Strings().Own()
 	return s, nil
 }
 
@@ -68,15 +116,6 @@ func LoadSoundBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	return s, nil
-}
-
-func readBTFFile(path string) ([]byte, error) {
-	f, st, err := OpenInput(path, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadBTF(path, f, st.Size())
 }
 
 // ReadNamedSection returns the contents of the section called name of the

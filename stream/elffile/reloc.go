@@ -90,6 +90,10 @@ type relEntry struct {
 	typ    uint32
 }
 
+// relChunk is how many entries a relSource reads at a time (48 KiB of
+// ELF64 RELA entries: a large module's .rela.debug_info holds 1.5M).
+const relChunk = 2048
+
 // relSource streams the entries of one SHT_REL/SHT_RELA section in chunks.
 type relSource struct {
 	sec    *SectionHeader
@@ -98,27 +102,40 @@ type relSource struct {
 	ent    uint64
 	n      uint64
 	sorted bool
+	le     bool   // little-endian: read without the File's ByteOrder interface
 	next   uint64 // cursor for sorted mode: first entry not yet consumed
 	chunk  []byte
 	chunkN uint64
 	chunkK uint64
 }
 
-func (rs *relSource) entry(f *File, i uint64) (relEntry, error) {
-	const per = 512
+// load makes the chunk that holds entry i current and returns the bytes
+// of entries i to the chunk's end.
+func (rs *relSource) load(i uint64) ([]byte, error) {
 	if rs.chunk == nil || i < rs.chunkN || i >= rs.chunkN+rs.chunkK {
 		if rs.chunk == nil {
-			rs.chunk = make([]byte, per*rs.ent)
+			rs.chunk = make([]byte, min(rs.n, relChunk)*rs.ent)
 		}
-		rs.chunkN = i / per * per
-		rs.chunkK = min(rs.n-rs.chunkN, per)
+		rs.chunkN = i / relChunk * relChunk
+		rs.chunkK = min(rs.n-rs.chunkN, relChunk)
 		p := rs.chunk[:rs.chunkK*rs.ent]
 		if _, err := rs.r.ReadAt(p, int64(rs.chunkN*rs.ent)); err != nil {
-			rs.chunk = nil
-			return relEntry{}, ReadErr(rs.sec.Name, rs.chunkN*rs.ent, err)
+			rs.chunk, rs.chunkK = nil, 0
+			return nil, ReadErr(rs.sec.Name, rs.chunkN*rs.ent, err)
 		}
 	}
-	p := rs.chunk[(i-rs.chunkN)*rs.ent:]
+	return rs.chunk[(i-rs.chunkN)*rs.ent : rs.chunkK*rs.ent], nil
+}
+
+// decode reads the entry at the start of p.
+func (rs *relSource) decode(f *File, p []byte) relEntry {
+	if rs.le && f.Class64 && rs.rela && len(p) >= 24 {
+		// ELF64 RELA, little-endian: every 64-bit module of x86-64,
+		// arm64, riscv64, ...
+		le := binary.LittleEndian
+		info := le.Uint64(p[8:])
+		return relEntry{off: le.Uint64(p), addend: int64(le.Uint64(p[16:])), sym: uint32(info >> 32), typ: uint32(info)}
+	}
 	o := f.Order
 	var r relEntry
 	if f.Class64 {
@@ -136,7 +153,37 @@ func (rs *relSource) entry(f *File, i uint64) (relEntry, error) {
 			r.addend = int64(int32(o.Uint32(p[8:])))
 		}
 	}
-	return r, nil
+	return r
+}
+
+// ascending reports whether the entries' offsets never decrease, reading
+// only the offsets.
+func (rs *relSource) ascending(f *File) (bool, error) {
+	last := uint64(0)
+	for i := uint64(0); i < rs.n; {
+		p, err := rs.load(i)
+		if err != nil {
+			return false, err
+		}
+		k := uint64(len(p)) / rs.ent
+		for e := uint64(0); e < k; e++ {
+			var off uint64
+			switch {
+			case f.Class64 && rs.le:
+				off = binary.LittleEndian.Uint64(p[e*rs.ent:])
+			case f.Class64:
+				off = f.Order.Uint64(p[e*rs.ent:])
+			default:
+				off = uint64(f.Order.Uint32(p[e*rs.ent:]))
+			}
+			if off < last {
+				return false, nil
+			}
+			last = off
+		}
+		i += k
+	}
+	return true, nil
 }
 
 // Relocator applies the relocations of one target section to windows of
@@ -146,12 +193,24 @@ type Relocator struct {
 	target string
 	srcs   []*relSource
 	syms   *symtab
-	cache  map[uint32]symVal
+	le     bool // little-endian
+	// The kind and width of relocation type typ, the last one met (a
+	// section's relocations are nearly all of one or two types).
+	typ32            uint32
+	typKind, typSize uint8
+	typKnown         bool
+	// cache holds symbol values, direct-mapped by index: a section's
+	// relocations name few symbols (in .debug_info, mostly the sections
+	// .debug_str, .debug_abbrev, .debug_line, ...).
+	cache [symCacheSize]symVal
 }
+
+const symCacheSize = 256
 
 type symVal struct {
 	val uint64
-	ok  bool // defined: relocation can be applied
+	idx uint32 // symbol index + 1 (0: empty slot)
+	ok  bool   // defined: relocation can be applied
 }
 
 // NewRelocator returns the relocator of section s of an ET_REL file, or
@@ -162,13 +221,13 @@ func (f *File) NewRelocator(s *SectionHeader) (*Relocator, error) {
 }
 
 func (f *File) newRelocator(s *SectionHeader) (*Relocator, error) {
-	rl := &Relocator{f: f, target: s.Name, cache: make(map[uint32]symVal)}
+	rl := &Relocator{f: f, target: s.Name, le: f.Order == binary.LittleEndian}
 	for i := range f.Sections {
 		rs := &f.Sections[i]
 		if (rs.Type != SHTRela && rs.Type != SHTRel) || rs.Info != s.Index || rs.Size == 0 {
 			continue
 		}
-		src := &relSource{sec: rs, rela: rs.Type == SHTRela, sorted: true}
+		src := &relSource{sec: rs, rela: rs.Type == SHTRela, sorted: true, le: f.Order == binary.LittleEndian}
 		switch {
 		case f.Class64 && src.rela:
 			src.ent = 24
@@ -194,18 +253,11 @@ func (f *File) newRelocator(s *SectionHeader) (*Relocator, error) {
 		}
 		// One pass to learn whether offsets ascend, which lets apply
 		// stream through the entries once for all windows.
-		last := uint64(0)
-		for i := uint64(0); i < src.n; i++ {
-			r, err := src.entry(f, i)
-			if err != nil {
-				return nil, err
-			}
-			if r.off < last {
-				src.sorted = false
-				break
-			}
-			last = r.off
+		sorted, err := src.ascending(f)
+		if err != nil {
+			return nil, err
 		}
+		src.sorted = sorted
 		rl.srcs = append(rl.srcs, src)
 	}
 	if len(rl.srcs) == 0 {
@@ -254,19 +306,16 @@ func (f *File) readSectionRaw(s *SectionHeader) ([]byte, error) {
 }
 
 func (rl *Relocator) sym(i uint32) (symVal, error) {
-	if v, ok := rl.cache[i]; ok {
-		return v, nil
+	c := &rl.cache[i%symCacheSize]
+	if c.idx == i+1 {
+		return *c, nil
 	}
 	s, _, err := rl.syms.entry(i)
 	if err != nil {
 		return symVal{}, err
 	}
-	v := symVal{val: s.Value, ok: s.Section != SHNUndef && (s.Section < SHNLoReserve || s.Section > 0xffff)}
-	if len(rl.cache) > 1<<16 {
-		clear(rl.cache)
-	}
-	rl.cache[i] = v
-	return v, nil
+	*c = symVal{val: s.Value, idx: i + 1, ok: s.Section != SHNUndef && (s.Section < SHNLoReserve || s.Section > 0xffff)}
+	return *c, nil
 }
 
 // Apply relocates dst, which holds the target section's bytes at offsets
@@ -279,22 +328,26 @@ func (rl *Relocator) Apply(dst []byte, base uint64) error {
 		if src.sorted {
 			i = src.next
 		}
-		for ; i < src.n; i++ {
-			r, err := src.entry(rl.f, i)
+	chunks:
+		for i < src.n {
+			p, err := src.load(i)
 			if err != nil {
 				return err
 			}
-			if r.off >= end {
-				if src.sorted {
-					break
+			for ; len(p) > 0; p, i = p[src.ent:], i+1 {
+				r := src.decode(rl.f, p)
+				if r.off >= end {
+					if src.sorted {
+						break chunks
+					}
+					continue
 				}
-				continue
-			}
-			if r.off < base {
-				continue
-			}
-			if err := rl.one(dst, r.off-base, r, src.rela); err != nil {
-				return err
+				if r.off < base {
+					continue
+				}
+				if err := rl.one(dst, r.off-base, r, src.rela); err != nil {
+					return err
+				}
 			}
 		}
 		if src.sorted {
@@ -305,7 +358,11 @@ func (rl *Relocator) Apply(dst []byte, base uint64) error {
 }
 
 func (rl *Relocator) one(dst []byte, at uint64, r relEntry, rela bool) error {
-	kind, size := rl.f.relocKind(r.typ)
+	if !rl.typKnown || r.typ != rl.typ32 {
+		k, size := rl.f.relocKind(r.typ)
+		rl.typ32, rl.typKind, rl.typSize, rl.typKnown = r.typ, uint8(k), size, true
+	}
+	kind, size := int(rl.typKind), rl.typSize
 	if kind == rkNone || r.sym == 0 {
 		return nil
 	}
@@ -320,6 +377,17 @@ func (rl *Relocator) one(dst []byte, at uint64, r relEntry, rela bool) error {
 		return nil
 	}
 	p := dst[at : at+uint64(size)]
+	if rela && kind == rkAbs && rl.le {
+		// The common case, without the ByteOrder interface.
+		switch v := s.val + uint64(r.addend); size {
+		case 4:
+			binary.LittleEndian.PutUint32(p, uint32(v))
+			return nil
+		case 8:
+			binary.LittleEndian.PutUint64(p, v)
+			return nil
+		}
+	}
 	o := rl.f.Order
 	old := getUint(o, p)
 	a := uint64(r.addend)
