@@ -37,12 +37,22 @@ type batchState struct {
 	low   []uint32 // Tarjan lowlink
 	aux   []uint32 // position in R during refinement
 
+	// The batch's edges, listed once by run (ForEachRef order): type i's
+	// are edges[eat[i]:eat[i+1]]. Tarjan and hashing read them here
+	// instead of decoding each type's words again.
+	eat, edges []uint32
+	listed     bool // eat and edges hold this batch's (Prepare's moveList)
+
 	bindex  hindex   // newest creator (local index + 1) by hash
 	bnext   []uint32 // by creator: next older creator + 1 with the same hash
 	scc     []uint32
 	callN   []uint32
 	callJ   []uint32
 	hstack  []uint32 // hashComponent's depth-first search
+	cstack  []uint64 // pairCopy's: pairs to explore, pairs explored
+	cseen   pairSet
+	cpaired []uint32
+	copies  int // components pairCopy settled (tests)
 	hpos    []uint32
 	scratch []uint32
 	rf      refineScratch
@@ -337,6 +347,11 @@ func (st *batchState) candChild(c uint32, j int) uint32 {
 // the table are already resolved) with an iterative Tarjan, and resolves
 // each as it completes: Tarjan emits components children first.
 func (st *batchState) run() {
+	if !st.listed {
+		st.listEdges()
+	}
+	st.listed = false
+	eat, edges := st.eat, st.edges
 	callN, callJ := st.callN[:0], st.callJ[:0]
 	defer func() { st.callN, st.callJ = callN[:0], callJ[:0] }()
 	counter := uint32(0)
@@ -345,7 +360,7 @@ func (st *batchState) run() {
 		st.idx[v], st.low[v] = counter, counter
 		st.scc = append(st.scc, v)
 		callN = append(callN, v)
-		callJ = append(callJ, 0)
+		callJ = append(callJ, eat[v]) // callJ: v's next edge in edges
 	}
 	for root := 0; root < st.n; root++ {
 		if st.idx[root] != 0 {
@@ -355,10 +370,9 @@ func (st *batchState) run() {
 		for len(callN) > 0 {
 			top := len(callN) - 1
 			v := callN[top]
-			t, w := st.typ(v)
-			if j := int(callJ[top]); j < numRefs(t, w) {
+			if j := callJ[top]; j < eat[v+1] {
 				callJ[top]++
-				c := refAt(t, w, j)
+				c := edges[j]
 				if c < st.t0 {
 					continue
 				}
@@ -391,6 +405,34 @@ func (st *batchState) run() {
 		}
 	}
 }
+
+// listEdges lists the batch's edges in eat and edges.
+func (st *batchState) listEdges() {
+	eat := resize(st.eat, st.n+1)
+	e := st.edges[:0]
+	for i := 0; i < st.n; i++ {
+		eat[i] = uint32(len(e))
+		t, w := st.typ(uint32(i))
+		s := &refShapes[t.Kind()&0x7f]
+		if s.hasType {
+			e = append(e, t.SizeOrType)
+		}
+		if s.stride != 0 {
+			n := int(s.fixed)
+			if n == 0 {
+				n = int(t.Vlen())
+			}
+			for p, stride := int(s.first), int(s.stride); n > 0; p, n = p+stride, n-1 {
+				e = append(e, w[p])
+			}
+		}
+	}
+	eat[st.n] = uint32(len(e))
+	st.eat, st.edges = eat, e
+}
+
+// out returns batch type i's edges (after listEdges).
+func (st *batchState) out(i uint32) []uint32 { return st.edges[st.eat[i]:st.eat[i+1]] }
 
 // component resolves one strongly connected component whose outgoing
 // edges are all resolved: hashes first, then classes. When preparing a
@@ -425,11 +467,24 @@ func (st *batchState) resolveComponent(members []uint32) {
 	// (a) members equivalent to an existing class: structs, unions and
 	// typedefs found by checking them against the candidates of their hash
 	// (equiv.go), which makes the structs they reach final too.
+	// The first is often a copy of table classes (pairCopy), and the
+	// typedefs after it then too (pairedTo), until one is not.
+	first, copied := true, false
 	for _, m := range members {
 		if st.res[m] == none && checked(st.kind(m)) {
+			if first {
+				first = false
+				if copied = st.pairCopy(m); copied {
+					continue
+				}
+			} else if copied && st.pairedTo(m) {
+				continue
+			}
+			copied = false
 			st.tryCandidates(m)
 		}
 	}
+	st.unpair()
 	// Then the other members by their exact resolved edges, and those on a
 	// cycle without a struct by checking.
 	st.exactRefs(members)
@@ -476,9 +531,8 @@ func (st *batchState) tryCandidates(v uint32) {
 }
 
 func (st *batchState) selfLoop(v uint32) bool {
-	n := st.bnode(v)
-	for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-		if refAt(n.t, n.w, j) == st.t0+v {
+	for _, c := range st.out(v) {
+		if c == st.t0+v {
 			return true
 		}
 	}

@@ -11,9 +11,7 @@ func (st *batchState) hashSingle(v uint32) {
 	n := st.bnode(v)
 	lh := labelHash(n)
 	h, tag, fin := lh, lh, true
-	k := numRefs(n.t, n.w)
-	for j := 0; j < k; j++ {
-		c := refAt(n.t, n.w, j)
+	for _, c := range st.out(v) {
 		h = mix(h, st.tagOf(c))
 		tag = mix(tag, st.lhOf(c))
 		fin = fin && st.finOf(c)
@@ -61,10 +59,10 @@ func (st *batchState) hashComponent(members []uint32) {
 		for len(stack) > 0 {
 			top := len(stack) - 1
 			m := stack[top]
-			n := st.bnode(m)
-			if j := int(pos[top]); j < numRefs(n.t, n.w) {
+			out := st.out(m)
+			if j := int(pos[top]); j < len(out) {
 				pos[top]++
-				c := refAt(n.t, n.w, j)
+				c := out[j]
 				if c < st.t0 || st.res[c-st.t0] != none {
 					st.fin[m] = st.fin[m] && st.finOf(c)
 					continue
@@ -85,8 +83,8 @@ func (st *batchState) hashComponent(members []uint32) {
 			st.low[m] = 2
 			if st.fin[m] {
 				h := st.blh[m]
-				for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-					h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
+				for _, c := range out {
+					h = mix(h, st.tagOf(c))
 				}
 				st.btag[m] = finalize(h)
 			}
@@ -101,24 +99,22 @@ func (st *batchState) hashComponent(members []uint32) {
 		if st.fin[m] {
 			continue
 		}
-		n := st.bnode(m)
 		tag := st.blh[m]
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			tag = mix(tag, st.lhOf(refAt(n.t, n.w, j)))
+		for _, c := range st.out(m) {
+			tag = mix(tag, st.lhOf(c))
 		}
 		st.btag[m] = finalize(tag)
 	}
 	for _, m := range members {
-		n := st.bnode(m)
 		// blh is the label hash computed above, except for cut points,
 		// whose blh is their key, as is their tag (for any other member
 		// blh == btag is a hash collision, and recomputing is still right).
 		h := st.blh[m]
 		if st.btag[m] == h {
-			h = labelHash(n)
+			h = labelHash(st.bnode(m))
 		}
-		for j, k := 0, numRefs(n.t, n.w); j < k; j++ {
-			h = mix(h, st.tagOf(refAt(n.t, n.w, j)))
+		for _, c := range st.out(m) {
+			h = mix(h, st.tagOf(c))
 		}
 		st.bhash[m] = finalize(h)
 	}

@@ -64,7 +64,7 @@ func (st *batchState) declares(id uint32) bool {
 	if id < st.t0 {
 		t = st.header(id)
 	} else {
-		t, _ = st.typ(id - st.t0)
+		t = st.types[id-st.t0]
 	}
 	switch t.Kind() {
 	case btf.KindFwd:

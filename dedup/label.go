@@ -96,6 +96,7 @@ type strView struct {
 	base   *btf.Strings // offsets below baseLen
 	baseLn uint32
 	local  []byte
+	localN uint32 // len(local)
 	// bdata is the base's bytes when the base has no base itself: offset
 	// o < baseLn is then bdata[o:].
 	bdata []byte
@@ -107,7 +108,7 @@ type strView struct {
 
 func viewOf(st *btf.Strings) strView {
 	loc := st.Bytes()
-	v := strView{local: loc, baseLn: st.Len() - uint32(len(loc))}
+	v := strView{local: loc, localN: uint32(len(loc)), baseLn: st.Len() - uint32(len(loc))}
 	v.base = st.Base()
 	if v.base != nil && v.base.Base() == nil && uint32(len(v.base.Bytes())) == v.baseLn {
 		v.bdata = v.base.Bytes()
@@ -159,7 +160,7 @@ func finalize(h uint64) uint64 {
 // or nil for an invalid offset.
 func (v *strView) tail(off uint32) []byte {
 	// o wraps around for an offset in the base, past any local offset.
-	if o := uint(off) - uint(v.baseLn); o < uint(len(v.local)) {
+	if o := off - v.baseLn; o < v.localN {
 		return v.local[o:]
 	}
 	return v.tailElse(off)
@@ -304,7 +305,23 @@ func strEq(as, bs *strView, x, y uint32) bool {
 	if x == y && (as == bs || (x < as.shared && x < bs.shared)) {
 		return true
 	}
-	return cstrEq(as.tail(x), bs.tail(y))
+	a, b := as.tail(x), bs.tail(y)
+	if len(a) >= 8 && len(b) >= 8 {
+		// Most names end in their first eight bytes: decide those here
+		// as cstrEq would.
+		const lo, hi = 0x0101010101010101, 0x8080808080808080
+		u, v := binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)
+		if z := (u - lo) &^ u & hi; z != 0 {
+			// The lowest flagged byte is a's first NUL: equal if every
+			// byte up to it is.
+			return (u^v)&(z^(z-1)) == 0
+		}
+		if u != v {
+			return false
+		}
+		a, b = a[8:], b[8:]
+	}
+	return cstrEq(a, b)
 }
 
 // labelEq reports whether two types have equal labels (edges ignored).

@@ -98,21 +98,78 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	pr.pre.ok = false
 	pr.types, pr.at, pr.words = batch.Raw()
 	pr.moved = false
-	if !pr.move(batchBase-1, uint32(batch.NextID())) {
+	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
+	if !pr.moveList(batchBase-1, uint32(batch.NextID()), st) {
 		return nil, checkRefs(batch) // the error, naming the type
 	}
-	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
+	// The hashes are computed into pr's arrays.
+	n := len(pr.types)
+	pr.bhash, pr.btag, pr.blh, pr.fin = resize(pr.bhash, n), resize(pr.btag, n), resize(pr.blh, n), resize(pr.fin, n)
 	st.borrow(pr)
+	st.borrowHashes(pr)
 	st.ready()
 	st.prep = pr
 	st.run()
 	st.prep = nil
-	pr.bhash = append(pr.bhash[:0], st.bhash[:st.n]...)
-	pr.btag = append(pr.btag[:0], st.btag[:st.n]...)
-	pr.blh = append(pr.blh[:0], st.blh[:st.n]...)
-	pr.fin = append(pr.fin[:0], st.fin[:st.n]...)
 	st.unborrow()
 	return pr, nil
+}
+
+// moveList is move for Prepare, which also lists the moved edges in st
+// (listEdges) for run.
+func (pr *Prepared) moveList(shift, end uint32, st *batchState) bool {
+	eat := resize(st.eat, len(pr.types)+1)
+	e := st.edges[:0]
+	for i := range pr.types {
+		eat[i] = uint32(len(e))
+		var ok bool
+		if e, ok = shiftList(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end, e); !ok {
+			for j := i - 1; j >= 0; j-- { // back to how it was
+				shiftRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]], -shift, ^uint32(0))
+			}
+			st.eat, st.edges = eat, e[:0]
+			return false
+		}
+	}
+	eat[len(pr.types)] = uint32(len(e))
+	st.eat, st.edges, st.listed = eat, e, true
+	pr.moved = !pr.moved
+	return true
+}
+
+// shiftList is shiftRefs that also appends the type's edges, shifted, to
+// e (void included, as listEdges lists them).
+func shiftList(t *btf.Type, w []uint32, shift, end uint32, e []uint32) ([]uint32, bool) {
+	s := &refShapes[t.Kind()&0x7f]
+	if s.hasType && t.SizeOrType >= end {
+		return e, false
+	}
+	n := 0 // edges in w, at first, first+stride, ...
+	if s.stride != 0 {
+		n = int(s.fixed)
+		if n == 0 {
+			n = int(t.Vlen())
+		}
+	}
+	first, stride := int(s.first), int(s.stride)
+	for i, p := 0, first; i < n; i, p = i+1, p+stride {
+		if w[p] >= end {
+			return e, false
+		}
+	}
+	if s.hasType {
+		if t.SizeOrType != 0 {
+			t.SizeOrType += shift
+		}
+		e = append(e, t.SizeOrType)
+	}
+	for i, p := 0, first; i < n; i, p = i+1, p+stride {
+		if w[p] != 0 {
+			w[p] += shift
+		}
+		e = append(e, w[p])
+	}
+	return e, true
 }
 
 // move adds shift to every edge of the batch but void, in place, if
