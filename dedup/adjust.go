@@ -216,9 +216,9 @@ func (d *Incremental) indexBaseAggregates() {
 		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
 			continue
 		}
-		d.aggSig = append(d.aggSig, d.lh[id])
+		d.aggSig = append(d.aggSig, d.exLH(id))
 		d.aggID = append(d.aggID, id)
-		d.aggNext = append(d.aggNext, d.agg.put(d.lh[id], uint32(len(d.aggID)), d.aggSig, 1))
+		d.aggNext = append(d.aggNext, d.agg.put(d.aggSig[len(d.aggSig)-1], uint32(len(d.aggID)), d.aggSig, 1))
 	}
 	d.baseFwd = d.baseFwd[:0]
 	s := viewOf(d.base.Strings())
@@ -245,9 +245,9 @@ func (d *Incremental) baseAggKey(id uint32) uint64 {
 		return labelHash(node{t, w, &v})
 	}
 	// The base's label signatures are d.lh: no string is read.
-	h := d.lh[id]
+	h := d.exLH(id)
 	for j, k := 0, numRefs(t, w); j < k; j++ {
-		h = mix(h, d.lh[refAt(t, w, j)])
+		h = mix(h, d.exLH(refAt(t, w, j)))
 	}
 	return finalize(h)
 }
@@ -257,7 +257,7 @@ func (d *Incremental) baseAggKey(id uint32) uint64 {
 func (st *batchState) aggSig(v uint32, n node) uint64 {
 	switch {
 	case v < st.t0:
-		return st.d.lh[v]
+		return st.d.exLH(v)
 	case st.borrowedHashes:
 		return st.blh[v-st.t0]
 	}

@@ -162,7 +162,8 @@ func (d *Incremental) hashBase() (bool, error) {
 // base's own batch run decides (no forward declaration stands for
 // anything; VAR and DATASEC are never merged): equal labels, and edges,
 // position by position, leading to equivalent types. It assumes the pairs
-// it meets again hold (a greatest fixed point); seen is scratch.
+// it meets again hold (a greatest fixed point); seen is scratch. Hashes
+// tell most pairs apart (made on demand for a base indexed so).
 func (d *Incremental) baseBisimilar(a, b uint32, v *strView, seen map[uint64]bool) bool {
 	clear(seen)
 	stack := [][2]uint32{{a, b}}
@@ -174,7 +175,7 @@ func (d *Incremental) baseBisimilar(a, b uint32, v *strView, seen map[uint64]boo
 		tx, wx := d.base.Type(btf.TypeID(x)), d.base.Extra(btf.TypeID(x))
 		ty, wy := d.base.Type(btf.TypeID(y)), d.base.Extra(btf.TypeID(y))
 		k := tx.Kind()
-		if x == 0 || y == 0 || k != ty.Kind() || d.neverMerged(k) || d.hash[x] != d.hash[y] ||
+		if x == 0 || y == 0 || k != ty.Kind() || d.neverMerged(k) || d.exHash(x) != d.exHash(y) ||
 			!labelEq(node{tx, wx, v}, node{ty, wy, v}) {
 			return false
 		}

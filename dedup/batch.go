@@ -300,28 +300,28 @@ func (st *batchState) resolve(id uint32) uint32 {
 
 func (st *batchState) tagOf(id uint32) uint64 {
 	if id < st.t0 {
-		return st.d.tag[id]
+		return st.d.exTag(id)
 	}
 	return st.btag[id-st.t0]
 }
 
 func (st *batchState) lhOf(id uint32) uint64 {
 	if id < st.t0 {
-		return st.d.lh[id]
+		return st.d.exLHReady(id)
 	}
 	return st.blh[id-st.t0]
 }
 
 func (st *batchState) finOf(id uint32) bool {
 	if id < st.t0 {
-		return st.d.fin[id]
+		return st.d.exFin(id)
 	}
 	return st.fin[id-st.t0]
 }
 
 func (st *batchState) hashOf(id uint32) uint64 {
 	if id < st.t0 {
-		return st.d.hash[id]
+		return st.d.exHash(id)
 	}
 	return st.bhash[id-st.t0]
 }
@@ -467,6 +467,7 @@ func (st *batchState) tryCandidates(v uint32) {
 			return
 		}
 	}
+	st.lazyChain(v, true)
 	for c := st.d.chain(h); c != 0; c = st.d.next[c] {
 		if st.match(v, c) {
 			return

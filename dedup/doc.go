@@ -550,13 +550,17 @@
 // # Modules: indexing the base
 //
 // A base is indexed once per module, and for a small module that is most
-// of the work, so it is not deduplicated as a batch: hashBase hashes it
-// (the values a batch gets, computed without components) and proves from
-// the index that no two of its types of one hash are equivalent; only a
-// base with such duplicates is run as a batch (to map them to their first
-// occurrence). Finish's lookups of base types go by name (resolveFwds,
-// planEnums), not over the whole base, and the base's index is kept apart
-// from the table's, which a rebuild empties.
+// of the work, so it is not deduplicated as a batch. One pass groups its
+// types (by name, label hash, or kind and edges) and proves from the
+// groups that no two of them are equivalent (baselazy.go, baseproof.go);
+// a type's hashes and its place in the hash chains are then made only
+// when a lookup reaches its group. If the pass cannot prove it, hashBase
+// hashes the whole base (the values a batch gets, computed without
+// components) and proves from the full index that no two types of one
+// hash are equivalent; only a base with such duplicates is run as a batch
+// (to map them to their first occurrence). Finish's lookups of base types
+// go by name (resolveFwds, planEnums), not over the whole base, and the
+// base's index is kept apart from the table's, which a rebuild empties.
 //
 // # Whole inputs: chunks
 //

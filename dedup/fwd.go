@@ -37,8 +37,11 @@ func cutKey(n node) (uint64, bool) {
 
 // nameKey is the cutKey of a type of class cls (fwdStruct, fwdUnion or
 // fwdEnum) named b (NUL-terminated, or ending with the slice).
-func nameKey(cls uint64, b []byte) uint64 {
-	return finalize(mix(mix(0x73686c6c, cls), cstrHash(b)))
+func nameKey(cls uint64, b []byte) uint64 { return nameKeyOf(cls, cstrHash(b)) }
+
+// nameKeyOf is nameKey given the name's cstrHash.
+func nameKeyOf(cls, nameHash uint64) uint64 {
+	return finalize(mix(mix(0x73686c6c, cls), nameHash))
 }
 
 // elem returns what id stands for on the right of a pair: its class if

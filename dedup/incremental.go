@@ -39,16 +39,22 @@ type Incremental struct {
 	room  int // types the table has room for without growing
 	wroom int // extra words likewise
 
-	hash  []uint64 // by id: structural hash (index key)
-	tag   []uint64 // by id: what a parent mixes in for this child
-	lh    []uint64 // by id: label hash
-	fin   []bool   // by id: the type's unfolding is finite (reaches no cycle)
-	next  []uint32 // by id: next older id with the same hash, 0 ends
-	index hindex   // newest table id by hash
+	hash []uint64 // by id: structural hash (index key)
+	tag  []uint64 // by id: what a parent mixes in for this child
+	lh   []uint64 // by id: label hash
+	fin  []bool   // by id: the type's unfolding is finite (reaches no cycle)
+	next []uint32 // by id: next older id with the same hash, 0 ends
+	// hoff: hash, tag, lh and fin hold ids from hoff on (a base indexed on
+	// demand keeps its own: hoff is the first table id; else 0).
+	hoff  uint32
+	index hindex // newest table id by hash
 	// baseIndex: newest base id by hash (split mode; the oldest table id
 	// of a hash links to its head).
 	baseIndex hindex
 	canon     []uint32 // by base id: class representative; nil when the base has no duplicates
+	// lz: the base is indexed on demand (baselazy.go); nil when hashed
+	// whole (or without base).
+	lz *lazyBase
 
 	// shared: the table's string offsets point into a string table it
 	// shares with its batches (adopted from the first batch) instead of
@@ -206,6 +212,9 @@ func (d *Incremental) indexBase() error {
 	// The base's hashes are computed in place: the batch's hash arrays
 	// are the table's per-id arrays past void (base ids are 1 to n), with
 	// a sixteenth of room for the module's types past them.
+	if !baseFullRun && !lazyBaseOff && d.lazyIndexBase() {
+		return nil
+	}
 	n := d.base.Len()
 	c := 1 + n + n/16
 	d.hash = append(make([]uint64, 0, c), d.hash...)[:1+n]
@@ -253,10 +262,10 @@ func (d *Incremental) splitIndex() {
 // chain returns the newest id of hash h, table or base, or 0; d.next
 // links it to the older ones (a table type's to the base's).
 func (d *Incremental) chain(h uint64) uint32 {
-	if c := d.index.find(h, d.hash, 0); c != 0 || d.baseIndex.slots == nil {
+	if c := d.index.find(h, d.hash, d.hoff); c != 0 || d.baseIndex.slots == nil {
 		return c
 	}
-	return d.baseIndex.find(h, d.hash, 0)
+	return d.baseHead(h)
 }
 
 // canonEx returns the canonical id of an existing (base or table) id.
@@ -281,7 +290,9 @@ func (d *Incremental) grow(n int) {
 		d.tag = append(make([]uint64, 0, c), d.tag...)
 		d.lh = append(make([]uint64, 0, c), d.lh...)
 		d.fin = append(make([]bool, 0, c), d.fin...)
-		d.next = append(make([]uint32, 0, c), d.next...)
+	}
+	if cap(d.next)-len(d.next) < n {
+		d.next = append(make([]uint32, 0, len(d.next)+max(n, len(d.next)/4)), d.next...)
 	}
 }
 
@@ -318,9 +329,10 @@ func (d *Incremental) link(indexed bool) {
 	id := uint32(len(d.next))
 	var nx uint32
 	if indexed {
-		nx = d.index.put(d.hash[id], id, d.hash, 0)
+		h := d.hash[id-d.hoff]
+		nx = d.index.put(h, id, d.hash, d.hoff)
 		if nx == 0 && d.baseIndex.slots != nil {
-			nx = d.baseIndex.find(d.hash[id], d.hash, 0)
+			nx = d.baseHead(h)
 		}
 	}
 	d.next = append(d.next, nx)
