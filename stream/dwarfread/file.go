@@ -54,7 +54,8 @@ type File struct {
 	secErr  [numSecs]error
 
 	abbrevCache abbrevCache
-	strs        *strCache // .debug_str strings by offset (strcache.go); nil after DropCaches
+	strs        *strCache // .debug_str strings by offset (strcache.go); nil after DropCaches and in ET_REL files
+	strWhole    uint64    // a .debug_str up to this size is read whole (strwhole.go)
 	pool        arena.Pool
 }
 
@@ -123,7 +124,10 @@ func (f *File) sizeCaches(cacheBytes int64) {
 			}
 		}
 	}
-	f.strs = newStrCache(bits)
+	if f.keepStrCache() {
+		f.strs = newStrCache(bits)
+	}
+	f.strWhole = strWholeMax(cacheBytes)
 	f.abbrevCache.max = 64
 	if cacheBytes > 0 {
 		f.abbrevCache.max = int(min(max(cacheBytes/(64<<10), 8), 64))
@@ -175,7 +179,7 @@ func (f *File) sec(k int) (*elffile.Paged, error) {
 			f.secErr[k] = &elffile.Error{File: f.name, Section: ".debug_" + secNames[k], Msg: "section missing", Err: elffile.ErrNoSection}
 			return
 		}
-		f.secs[k], f.secErr[k] = f.elf.PagedSection(s)
+		f.secs[k], f.secErr[k] = f.pagedSection(k, s)
 	})
 	return f.secs[k], f.secErr[k]
 }
