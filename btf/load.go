@@ -10,30 +10,39 @@ import (
 // then exactly the bytes its sections span. Reading a .BTF section out of
 // an ELF file is the ELF reader's job (stream/elffile.ReadBTF, LoadBTF).
 func ReadRaw(r io.ReaderAt) ([]byte, error) {
-	var head [HeaderLenLayout]byte
-	n, err := r.ReadAt(head[:], 0)
-	if n < 4 && err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
-	}
-	bo, err := byteOrderOf(head[:n])
+	size, err := rawSize(r)
 	if err != nil {
 		return nil, err
 	}
-	if n < HeaderLen {
-		return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("header: %d bytes, need %d", n, HeaderLen), Err: ErrTruncated}
+	b, err := readAtMost(r, 0, int64(size))
+	if err != nil {
+		return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("reading %d bytes of BTF: %v", size, err), Err: ErrTruncated}
 	}
-	// The data ends where its last section ends.
+	return b, nil
+}
+
+// rawSize reads the header of the raw BTF in r and returns how many bytes
+// the BTF spans: the header, then up to where its last section ends.
+func rawSize(r io.ReaderAt) (uint64, error) {
+	var head [HeaderLenLayout]byte
+	n, err := r.ReadAt(head[:], 0)
+	if n < 4 && err != nil {
+		return 0, fmt.Errorf("reading header: %w", err)
+	}
+	bo, err := byteOrderOf(head[:n])
+	if err != nil {
+		return 0, err
+	}
+	if n < HeaderLen {
+		return 0, &FormatError{Off: 0, Msg: fmt.Sprintf("header: %d bytes, need %d", n, HeaderLen), Err: ErrTruncated}
+	}
 	hdrLen := uint64(bo.Uint32(head[4:]))
 	end := max(uint64(bo.Uint32(head[8:]))+uint64(bo.Uint32(head[12:])),
 		uint64(bo.Uint32(head[16:]))+uint64(bo.Uint32(head[20:])))
 	if hdrLen >= HeaderLenLayout && n >= HeaderLenLayout {
 		end = max(end, uint64(bo.Uint32(head[24:]))+uint64(bo.Uint32(head[28:])))
 	}
-	b, err := readAtMost(r, 0, int64(hdrLen+end))
-	if err != nil {
-		return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("reading %d bytes of BTF: %v", hdrLen+end, err), Err: ErrTruncated}
-	}
-	return b, nil
+	return hdrLen + end, nil
 }
 
 // readAtMost reads exactly n bytes at off, growing its buffer in chunks so
@@ -67,25 +76,10 @@ func LoadRaw(r io.ReaderAt, base *Spec) (*Spec, error) { return loadRaw(r, base,
 
 // loadRaw is LoadRaw with a type buffer of chunk bytes (0: the default).
 func loadRaw(r io.ReaderAt, base *Spec, chunk int) (*Spec, error) {
-	var head [HeaderLenLayout]byte
-	n, err := r.ReadAt(head[:], 0)
-	if n < 4 && err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
-	}
-	bo, err := byteOrderOf(head[:n])
+	size, err := rawSize(r)
 	if err != nil {
 		return nil, err
 	}
-	if n < HeaderLen {
-		return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("header: %d bytes, need %d", n, HeaderLen), Err: ErrTruncated}
-	}
-	hdrLen := uint64(bo.Uint32(head[4:]))
-	end := max(uint64(bo.Uint32(head[8:]))+uint64(bo.Uint32(head[12:])),
-		uint64(bo.Uint32(head[16:]))+uint64(bo.Uint32(head[20:])))
-	if hdrLen >= HeaderLenLayout && n >= HeaderLenLayout {
-		end = max(end, uint64(bo.Uint32(head[24:]))+uint64(bo.Uint32(head[28:])))
-	}
-	size := hdrLen + end
 	// ReadRaw reads all of it: the last byte tells whether it is there.
 	if size > 0 {
 		var last [1]byte
