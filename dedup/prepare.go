@@ -86,6 +86,12 @@ func NewPreparer() *Preparer {
 // read otherwise or changed until AddPrepared has used it. into, if not
 // nil, is reused.
 func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
+	return p.prepare(batch, into, nil)
+}
+
+// prepare is Prepare; with s, the batch may hold import ids of s's types
+// (imports.go).
+func (p *Preparer) prepare(batch *btf.Spec, into *Prepared, s *Snapshot) (*Prepared, error) {
 	if batch.Base() != nil || batch.FirstID() != 1 {
 		return nil, fmt.Errorf("dedup: Prepare needs a base Spec, got first id %d", batch.FirstID())
 	}
@@ -99,7 +105,11 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 	pr.types, pr.at, pr.words = batch.Raw()
 	pr.moved = false
 	st := p.d.batchAdopt(batchBase, batch.Strings(), false)
-	if !pr.moveList(batchBase-1, uint32(batch.NextID()), st) {
+	imax := uint32(0) // imports allowed below it
+	if s != nil {
+		imax = s.useFor(p.d)
+	}
+	if !pr.moveList(batchBase-1, uint32(batch.NextID()), imax, st) {
 		return nil, checkRefs(batch) // the error, naming the type
 	}
 	// The hashes are computed into pr's arrays.
@@ -117,15 +127,15 @@ func (p *Preparer) Prepare(batch *btf.Spec, into *Prepared) (*Prepared, error) {
 
 // moveList is move for Prepare, which also lists the moved edges in st
 // (listEdges) for run.
-func (pr *Prepared) moveList(shift, end uint32, st *batchState) bool {
+func (pr *Prepared) moveList(shift, end, imax uint32, st *batchState) bool {
 	eat := resize(st.eat, len(pr.types)+1)
 	e := st.edges[:0]
 	for i := range pr.types {
 		eat[i] = uint32(len(e))
 		var ok bool
-		if e, ok = shiftList(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end, e); !ok {
+		if e, ok = shiftList(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end, imax, e); !ok {
 			for j := i - 1; j >= 0; j-- { // back to how it was
-				shiftRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]], -shift, ^uint32(0))
+				restoreRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]])
 			}
 			st.eat, st.edges = eat, e[:0]
 			return false
@@ -137,11 +147,14 @@ func (pr *Prepared) moveList(shift, end uint32, st *batchState) bool {
 	return true
 }
 
-// shiftList is shiftRefs that also appends the type's edges, shifted, to
-// e (void included, as listEdges lists them).
-func shiftList(t *btf.Type, w []uint32, shift, end uint32, e []uint32) ([]uint32, bool) {
+// shiftList adds shift (modulo 2^32) to every edge of a type but void
+// and imports (which become table ids), in place, and appends them to e
+// (void included, as listEdges lists them), if every edge is below end or
+// an import below imax; it reports whether they were (and then changed
+// nothing).
+func shiftList(t *btf.Type, w []uint32, shift, end, imax uint32, e []uint32) ([]uint32, bool) {
 	s := &refShapes[t.Kind()&0x7f]
-	if s.hasType && t.SizeOrType >= end {
+	if s.hasType && t.SizeOrType >= end && !imported(t.SizeOrType, imax) {
 		return e, false
 	}
 	n := 0 // edges in w, at first, first+stride, ...
@@ -153,80 +166,38 @@ func shiftList(t *btf.Type, w []uint32, shift, end uint32, e []uint32) ([]uint32
 	}
 	first, stride := int(s.first), int(s.stride)
 	for i, p := 0, first; i < n; i, p = i+1, p+stride {
-		if w[p] >= end {
+		if w[p] >= end && !imported(w[p], imax) {
 			return e, false
 		}
 	}
 	if s.hasType {
-		if t.SizeOrType != 0 {
-			t.SizeOrType += shift
+		if x := t.SizeOrType; x >= ImportBit {
+			t.SizeOrType = x &^ ImportBit
+		} else if x != 0 {
+			t.SizeOrType = x + shift
 		}
 		e = append(e, t.SizeOrType)
 	}
 	for i, p := 0, first; i < n; i, p = i+1, p+stride {
-		if w[p] != 0 {
-			w[p] += shift
+		if x := w[p]; x >= ImportBit {
+			w[p] = x &^ ImportBit
+		} else if x != 0 {
+			w[p] = x + shift
 		}
 		e = append(e, w[p])
 	}
 	return e, true
 }
 
-// move adds shift to every edge of the batch but void, in place, if
-// every edge is below end (before the move); it reports whether they were.
-func (pr *Prepared) move(shift, end uint32) bool {
-	for i := range pr.types {
-		if !shiftRefs(&pr.types[i], pr.words[pr.at[i]:pr.at[i+1]], shift, end) {
-			for j := i - 1; j >= 0; j-- { // back to how it was
-				shiftRefs(&pr.types[j], pr.words[pr.at[j]:pr.at[j+1]], -shift, ^uint32(0))
-			}
-			return false
-		}
-	}
-	pr.moved = !pr.moved
-	return true
-}
-
 // Restore moves the batch's edges back to its own ids, so that it reads
 // as it did before Prepare; p can then no longer be added. Idempotent.
 func (p *Prepared) Restore() {
 	if p.moved {
-		back := uint32(batchBase - 1)
-		p.move(-back, ^uint32(0))
-	}
-}
-
-// shiftRefs adds shift (modulo 2^32) to every edge of a type but void,
-// in place, if every edge is below end; it reports whether they were (and
-// then changed nothing).
-func shiftRefs(t *btf.Type, w []uint32, shift, end uint32) bool {
-	s := &refShapes[t.Kind()&0x7f]
-	hasType := s.hasType && t.SizeOrType != 0
-	if hasType && t.SizeOrType >= end {
-		return false
-	}
-	n := 0 // edges in w, at first, first+stride, ...
-	if s.stride != 0 {
-		n = int(s.fixed)
-		if n == 0 {
-			n = int(t.Vlen())
+		for i := range p.types {
+			restoreRefs(&p.types[i], p.words[p.at[i]:p.at[i+1]])
 		}
+		p.moved = false
 	}
-	first, stride := int(s.first), int(s.stride)
-	for i, p := 0, first; i < n; i, p = i+1, p+stride {
-		if w[p] >= end && w[p] != 0 {
-			return false
-		}
-	}
-	if hasType {
-		t.SizeOrType += shift
-	}
-	for i, p := 0, first; i < n; i, p = i+1, p+stride {
-		if w[p] != 0 {
-			w[p] += shift
-		}
-	}
-	return true
 }
 
 // Batch returns the prepared batch.

@@ -87,6 +87,7 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 			case opts.noDedup:
 			case mem.limit == 0 || mem.limit >= resolveMinLimit:
 				preparers[w] = su.m.NewPreparer()
+				workers[w].SetClassTable(su.m.ClassTable())
 			default:
 				preparers[w] = merge.NewPreparer()
 			}

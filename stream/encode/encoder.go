@@ -84,6 +84,11 @@ type Batch struct {
 	Funcs []FuncState // functions with an ELF symbol; names in Types.Strings()
 	Vars  []VarEntry  // DATASEC entries of the unit's VARs
 	Index IndexUse
+	// Keys: keyed declaration-free types converted (closureskip.go), for
+	// the merger to publish; Checks: types a ClassTable in check mode
+	// would have skipped. Imports: how many types were skipped.
+	Keys, Checks []KeyedType
+	Imports      int
 }
 
 // NewBatch returns an empty batch.
@@ -100,6 +105,7 @@ func (b *Batch) reset() {
 	b.Types.Strings().Reset()
 	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
+	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
 }
 
 // Bytes estimates the batch's memory.
@@ -142,7 +148,9 @@ type Worker struct {
 	e        *Encoder
 	names    *nameCache
 	funcSyms *funcSymCache
-	conv     *cuConv // reused, with its buffers
+	conv     *cuConv      // reused, with its buffers
+	classes  *ClassTable  // closures to skip (closureskip.go); nil: none
+	keys     *ClosureKeys // with classes
 }
 
 // NewWorker returns a worker; use one per goroutine.
@@ -187,10 +195,18 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.names, c.funcSyms, c.rel = w.names, w.funcSyms, e.funcs.rel
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
+	c.imp, c.imports = c.imp[:0], 0
+	if w.classes != nil && !t.annots && len(c.tags) == 0 {
+		w.markImports(c, b)
+	}
 	if err := c.emit(); err != nil {
 		return nil, err
 	}
 	b.Index = c.index
+	if w.classes != nil {
+		c.keyIDs(b)
+		b.Imports = c.imports
+	}
 	c.emitDeclTags()
 	b.Funcs = e.funcs.saveFuncs(c, 0, nil)
 	if e.feat.Has(FeatVar) || e.feat.Has(FeatGlobalVar) {

@@ -58,6 +58,10 @@ type cuConv struct {
 	// shapes: per abbreviation of the unit, where its members keep their
 	// attributes (shape.go).
 	shapes []dieShape
+	// imp: per node, the table id of a type skipped as an import
+	// (closureskip.go); empty when nothing is.
+	imp     []btf.TypeID
+	imports int
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
@@ -216,10 +220,15 @@ func (c *cuConv) emit() error {
 	// A node is one BTF type, except an array of n > 1 dimensions: n
 	// ARRAYs, innermost first, the node's id being the outermost's.
 	next := c.out.NextID()
+	imp := c.imp
 	for _, i := range c.order {
 		if i < 0 {
 			c.tags[-i-1].id = next
 			next++
+			continue
+		}
+		if len(imp) > 0 && imp[i] != 0 {
+			c.idOf[i] = ImportBit | imp[i]
 			continue
 		}
 		n := btf.TypeID(1)
@@ -242,6 +251,9 @@ func (c *cuConv) emit() error {
 	for _, i := range c.order {
 		if i < 0 {
 			c.emitTypeTag(int(-i-1), strs)
+			continue
+		}
+		if len(imp) > 0 && imp[i] != 0 {
 			continue
 		}
 		if err := c.emitOne(i, strs); err != nil {

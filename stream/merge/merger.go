@@ -50,6 +50,9 @@ type Merger struct {
 	// snap is the table after the last Add, for Preparers on other
 	// goroutines (nil when dedup cannot be resolved elsewhere).
 	snap atomic.Pointer[dedup.Snapshot]
+	// classes: closures workers may skip (skip.go); nil: none.
+	classes  *encode.ClassTable
+	imported int
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -81,6 +84,7 @@ func New(cfg Config) (*Merger, error) {
 		}
 		m.d = d
 		m.snap.Store(d.Snapshot())
+		m.classes = newClassTable(cfg)
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
@@ -122,7 +126,7 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 		if err != nil {
 			return &elffile.Error{Msg: fmt.Sprintf("unit %q", b.Name), Err: err}
 		}
-		table = r.Map
+		table = withImports(r.Map)
 		if !m.idx.has {
 			own := b.Index.LocalInt
 			if own == 0 {
@@ -146,6 +150,9 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 	}
 	if d, ok := m.d.(*dedup.Incremental); ok {
 		m.snap.Store(d.Snapshot())
+	}
+	if err := m.publish(b, table); err != nil {
+		return err
 	}
 	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {
 		return err
@@ -186,6 +193,8 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 		switch {
 		case id == 0:
 			return 0
+		case id >= encode.ImportBit:
+			return id &^ encode.ImportBit
 		case drop != 0 && id > drop:
 			return t0 + id - 2
 		}

@@ -50,13 +50,23 @@ func (pp *Preparer) Prepare(b *encode.Batch, into *Prepared) (*Prepared, error) 
 		pr = &Prepared{}
 	}
 	pr.Batch = b
-	p, err := pp.p.Prepare(b.Types, pr.p)
+	var s *dedup.Snapshot
+	if pp.snap != nil {
+		s = pp.snap.Load() // newer than the class table the worker read
+	}
+	var p *dedup.Prepared
+	var err error
+	if b.Imports > 0 {
+		p, err = pp.p.PrepareAgainst(b.Types, pr.p, s)
+	} else {
+		p, err = pp.p.Prepare(b.Types, pr.p)
+	}
 	if err != nil {
 		return nil, err
 	}
 	pr.p = p
 	if pp.r != nil {
-		pp.r.Resolve(p, pp.snap.Load())
+		pp.r.Resolve(p, s)
 	}
 	return pr, nil
 }
