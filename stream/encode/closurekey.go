@@ -68,7 +68,11 @@ type ClosureKeys struct {
 	num   []int32 // canonical number in a component being hashed
 	stack []int32
 	next  int32
-	hs    []uint64 // scratch: a component's label hashes
+	hs    []uint64  // scratch: a component's label hashes
+	plans []keyPlan // per abbreviation (closurekey_plan.go); nil: label reads DIE.AttrAt
+	ops   []keyOp
+	// noPlans: label through DIE.AttrAt only (tests compare the two).
+	noPlans bool
 	// Unkeyed counts the type DIEs given key 0, over all units.
 	Unkeyed int
 }
@@ -89,14 +93,27 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	k.low = resize(k.low, n)
 	k.on = resize(k.on, n)
 	k.num = resize(k.num, n)
+	k.plans, k.ops = nil, k.ops[:0]
+	if !k.noPlans && !cu.HasIndirect() {
+		k.plans = resize(k.plans[:cap(k.plans)], cu.NumAbbrevs())
+	}
 	intLabel := uint64(0x1d)
 	haveInt := false
+	tags := cu.Tags()
 	for i := range n {
-		d := cu.DIE(dwarfread.TagID(i))
-		k.node[i] = isTypeTag(d.Tag())
-		if !haveInt && d.Tag() == dwarf.TagBaseType && d.Name() == "int" {
-			haveInt = true
-			intLabel = k.label(d, 0x1d)
+		var tag dwarf.Tag
+		if k.plans != nil {
+			p := k.plan(tags[i].Abbrev, int32(i))
+			tag, k.node[i] = dwarf.Tag(p.tag), p.isType
+		} else {
+			tag = cu.DIE(dwarfread.TagID(i)).Tag()
+			k.node[i] = isTypeTag(tag)
+		}
+		if !haveInt && tag == dwarf.TagBaseType {
+			if d := cu.DIE(dwarfread.TagID(i)); d.Name() == "int" {
+				haveInt = true
+				intLabel = k.label(d, 0x1d)
+			}
 		}
 	}
 	k.edges = k.edges[:0] // the int's label above recorded none that count
@@ -104,6 +121,7 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	// DW_AT_data_member_location is a location list pointer before
 	// DWARF 4, which the encoder does not read as a constant).
 	lang := mixKey(mixKey(0x7e, uint64(cu.Language())), uint64(cu.Version()))
+	vals := cu.Vals()
 	for i := range n {
 		k.at[i] = int32(len(k.edges))
 		k.index[i], k.num[i] = -1, -1
@@ -111,7 +129,12 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 			continue
 		}
 		d := cu.DIE(dwarfread.TagID(i))
-		h := k.label(d, lang)
+		var h uint64
+		if k.plans != nil {
+			h = k.labelPlan(tags, vals, int32(i), lang)
+		} else {
+			h = k.label(d, lang)
+		}
 		switch d.Tag() {
 		case dwarf.TagArrayType:
 			h = mixKey(h, intLabel)
@@ -188,23 +211,37 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 		// write one constant in different forms, implicit_const among
 		// them, as their abbreviations have it).
 		h = acc(h, uint64(a.At)<<8)
+		h = k.attrSlow(a, h)
+	}
+	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
+		if k.node[c.ID()] {
+			h = acc(h, 0xe)
+			k.edges = append(k.edges, int32(c.ID()))
+			continue
+		}
+		h = k.label(c, acc(h, 0xc))
+	}
+	return mixKey(h, 0xd)
+}
+
+// attrSlow folds attribute a's value into h (after its name), or
+// appends its edge.
+func (k *ClosureKeys) attrSlow(a dwarfread.Attr, h uint64) uint64 {
+	{
 		switch a.Form {
 		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
 			k.edge(a)
-			continue
+			return h
 		case keyFormStrp:
-			h = acc(acc(h, 1), a.Val)
-			continue
+			return acc(acc(h, 1), a.Val)
 		case keyFormFlag, keyFormFlagPresent:
-			h = acc(acc(h, 3), a.Val)
-			continue
+			return acc(acc(h, 3), a.Val)
 		}
 		if keyDataForm(a.Form) {
 			// A data form's value is the constant (also where DWARF 2
 			// and 3 call it a section offset: the same offset is the
 			// same data).
-			h = acc(acc(h, 4), a.Val)
-			continue
+			return acc(acc(h, 4), a.Val)
 		}
 		switch cl := a.Class(); {
 		case cl == dwarf.ClassReference:
@@ -230,15 +267,7 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 			k.edges = append(k.edges, -1) // not understood: no key
 		}
 	}
-	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
-		if k.node[c.ID()] {
-			h = acc(h, 0xe)
-			k.edges = append(k.edges, int32(c.ID()))
-			continue
-		}
-		h = k.label(c, acc(h, 0xc))
-	}
-	return mixKey(h, 0xd)
+	return h
 }
 
 // acc folds v into h (FNV-1a's step on a word); label mixes the result.

@@ -222,6 +222,7 @@ func (m *Merger) place(b *encode.Batch) (*btf.Spec, func(btf.TypeID) btf.TypeID)
 // were dropped as inconsistent. Call it once, after the last unit.
 func (m *Merger) Funcs() (added, dropped int, err error) {
 	m.snap.Store(nil) // no more units: the old table views can go
+	m.reportSkips()
 	feat := m.cfg.Features
 	if d, ok := m.d.(*dedup.Incremental); ok && m.funcs.store != nil {
 		// Room at once for what the merge adds: a FUNC per name, about

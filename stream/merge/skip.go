@@ -64,3 +64,11 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID) err
 
 // Imported reports how many batch types workers skipped as imports.
 func (m *Merger) Imported() int { return m.imported }
+
+// reportSkips prints, with BTFSTREAM_SKIPSTATS set, how many types the
+// workers skipped and how many keys the table holds.
+func (m *Merger) reportSkips() {
+	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
+		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d keys\n", m.imported, m.classes.Len())
+	}
+}
