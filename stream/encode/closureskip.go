@@ -55,6 +55,10 @@ type ClassTable struct {
 	// Batch.Checks the ones they would have skipped, for the merger to
 	// assert their classes.
 	Check bool
+	// Closures with declarations (closureskip_decl.go), only where the
+	// workers see the table as the merger has it (one job).
+	decl    map[uint64]declClass
+	resNow uint32 // the merger's resolutions after its last batch
 }
 
 type classSlots struct {
@@ -140,7 +144,13 @@ func (w *Worker) markImports(c *cuConv, b *Batch) {
 	c.imp = resize(c.imp, len(keys))
 	tab := w.classes
 	for _, i := range c.order {
-		if i < 0 || keys[i] == 0 || decl[i] || c.t.tag(i) == dwarf.TagBaseType {
+		if i < 0 || keys[i] == 0 || c.t.tag(i) == dwarf.TagBaseType {
+			continue
+		}
+		if decl[i] {
+			if tab.decl != nil {
+				w.markDecl(c, b, i, keys[i])
+			}
 			continue
 		}
 		cls := tab.Find(keys[i])
@@ -164,5 +174,8 @@ func (c *cuConv) keyIDs(b *Batch) {
 	}
 	for i := range b.Checks {
 		b.Checks[i].ID = c.idOf[b.Checks[i].ID]
+	}
+	for i := range b.DeclKeys {
+		b.DeclKeys[i].ID = c.idOf[b.DeclKeys[i].ID]
 	}
 }

@@ -89,6 +89,12 @@ type Batch struct {
 	// would have skipped. Imports: how many types were skipped.
 	Keys, Checks []KeyedType
 	Imports      int
+	// DeclKeys: keyed types with declarations converted, with
+	// DeclImports of them skipped while the table had resolved DeclRes
+	// declarations (closureskip_decl.go).
+	DeclKeys    []KeyedType
+	DeclImports int
+	DeclRes     uint32
 }
 
 // NewBatch returns an empty batch.
@@ -106,6 +112,7 @@ func (b *Batch) reset() {
 	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
 	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
+	b.DeclKeys, b.DeclImports, b.DeclRes = b.DeclKeys[:0], 0, 0
 }
 
 // Bytes estimates the batch's memory.
@@ -197,6 +204,7 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.collect()
 	c.imp, c.imports = c.imp[:0], 0
 	if w.classes != nil && !t.annots && len(c.tags) == 0 {
+		b.DeclRes = w.classes.resNow
 		w.markImports(c, b)
 	}
 	if err := c.emit(); err != nil {

@@ -121,6 +121,7 @@ func (m *Merger) FuncStringsLen() uint32 { return m.funcs.strs.Len() }
 // does only the table's share of the work.
 func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 	var table func(btf.TypeID) btf.TypeID
+	res0 := m.resolutions()
 	if d, ok := m.d.(*dedup.Incremental); ok && p != nil && p.Batch == b && m.indexFits(b) {
 		r, err := d.AddPrepared(p.p)
 		if err != nil {
@@ -151,7 +152,7 @@ func (m *Merger) Add(b *encode.Batch, p *Prepared) error {
 	if d, ok := m.d.(*dedup.Incremental); ok {
 		m.snap.Store(d.Snapshot())
 	}
-	if err := m.publish(b, table); err != nil {
+	if err := m.publish(b, table, res0); err != nil {
 		return err
 	}
 	if err := m.funcs.add(b.Funcs, b.Types.Strings(), table); err != nil {

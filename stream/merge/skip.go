@@ -45,13 +45,48 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 	}
 }
 
-// publish records the classes of b's new keys, and checks b's Checks.
-func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID) error {
+// SkipDeclarations lets workers skip closures with declarations too
+// (encode's closureskip_decl.go): only when the one worker encodes each
+// unit after the merger added the one before (-j1). BTFSTREAM_SKIPDECL=0
+// turns it off.
+func (m *Merger) SkipDeclarations() {
+	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPDECL") != "0" {
+		m.classes.EnableDecl()
+	}
+}
+
+// resolutions is how many declarations the table has resolved.
+func (m *Merger) resolutions() uint32 {
+	if d, ok := m.d.(*dedup.Incremental); ok && m.classes != nil {
+		return uint32(d.Resolutions())
+	}
+	return 0
+}
+
+// publish records the classes of b's new keys, and checks b's Checks;
+// res0 is the resolutions before b was added.
+func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res0 uint32) error {
 	if m.classes == nil {
 		return nil
 	}
 	for _, k := range b.Keys {
 		m.classes.Insert(k.Key, table(k.ID))
+	}
+	if m.classes.DeclEnabled() {
+		if b.DeclImports > 0 && b.DeclRes != res0 {
+			return fmt.Errorf("unit %q: %d closures with declarations skipped after %d resolutions, the table has %d", b.Name, b.DeclImports, b.DeclRes, res0)
+		}
+		// An entry is usable while the resolutions stay what they were
+		// before its batch: a batch that resolves one makes every entry
+		// useless, its own too.
+		if now := m.resolutions(); now != res0 {
+			m.classes.ForgetDecl()
+			m.classes.SetResolutions(now)
+		} else {
+			for _, k := range b.DeclKeys {
+				m.classes.InsertDecl(k.Key, table(k.ID), res0)
+			}
+		}
 	}
 	for _, k := range b.Checks {
 		if got := table(k.ID); got != k.Class {
@@ -69,6 +104,6 @@ func (m *Merger) Imported() int { return m.imported }
 // workers skipped and how many keys the table holds.
 func (m *Merger) reportSkips() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
-		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d keys\n", m.imported, m.classes.Len())
+		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d keys, %d keys with declarations\n", m.imported, m.classes.Len(), m.classes.DeclLen())
 	}
 }
