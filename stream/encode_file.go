@@ -88,6 +88,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	stage(stageFinish)
 	m := su.m
 	stats.Replayed, stats.Resolved = m.Replays()
+	stats.SkippedTypes = m.Imported()
 	if stats.Funcs, stats.DroppedFuncs, err = m.Funcs(); err != nil {
 		return nil, err
 	}

@@ -113,6 +113,9 @@ type EncodeStats struct {
 	KindCounts [btf.MaxKind + 1]int
 	// Types is the number of output types (sum of KindCounts).
 	Types int
+	// SkippedTypes counts the batch types workers did not convert, their
+	// closures being in the table already (encode's closureskip.go).
+	SkippedTypes int
 	// Spilled is the bytes written to spill files (compressed).
 	Spilled int64
 	// PeakAccounted is the most memory the budget accounted at once.
