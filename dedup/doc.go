@@ -319,7 +319,8 @@
 // AddPrepared then resolves them against the table in that order and
 // commits. The result is AddBatch's for the same types placed at the
 // table's next id (prepare.go; TestPrepared checks it on random inputs,
-// with and without a base).
+// with and without a base). PrepareAgainst also takes import ids
+// (ImportBit | table id) of a snapshot's types (imports.go).
 //
 // # Resolving against a snapshot
 //

@@ -34,13 +34,16 @@
 //   - symbols.go, kfunc.go: the ELF symbol tables (function names as
 //     pahole's elf_functions, object symbols) and the kfunc flags of
 //     .BTF_ids sets;
-//   - features.go: the --btf_features set.
+//   - features.go: the --btf_features set;
+//   - closurekey*.go, closureskip*.go: closure keys of type DIEs, and
+//     skipping the closures the merger's ClassTable already has.
 //
 // # Invariants
 //
 //   - Encode reads the unit and writes only the batch and the Worker's
 //     cache; the unit can be released as soon as Encode returns, and the
-//     batch refers to nothing outside itself.
+//     batch refers to nothing outside itself but, with a ClassTable, the
+//     table types its import ids (ImportBit | id) name.
 //   - Errors are *elffile.Error at the DIE ("DW_TAG_base_type @ <0x2c>:
 //     ..."), wrapping elffile.ErrUnsupported for what BTF cannot express.
 //   - Hot tables hold no pointers, int or string (symRec: 24 bytes).

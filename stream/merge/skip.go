@@ -94,6 +94,7 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 		}
 	}
 	m.imported += b.Imports
+	m.checked += len(b.Checks)
 	return nil
 }
 
@@ -104,6 +105,7 @@ func (m *Merger) Imported() int { return m.imported }
 // workers skipped and how many keys the table holds.
 func (m *Merger) reportSkips() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
-		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d keys, %d keys with declarations\n", m.imported, m.classes.Len(), m.classes.DeclLen())
+		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
+			m.imported, m.checked, m.classes.Len(), m.classes.DeclLen())
 	}
 }

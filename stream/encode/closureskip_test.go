@@ -1,0 +1,53 @@
+package encode
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/btfstream/btfstream/btf"
+)
+
+// TestClassTable: keys inserted by one goroutine are found with their
+// ids by others while the table grows; a key is never found with another
+// id, and an absent key is not found.
+func TestClassTable(t *testing.T) {
+	tab := NewClassTable()
+	const n = 50000
+	key := func(i int) uint64 { return mixKey(0x5eed, uint64(i)) | 1 }
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := r; ; i = (i + 7) % n {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if got := tab.Find(key(i)); got != 0 && got != btf.TypeID(i+1) {
+					t.Errorf("key %d found as %d", i, got)
+					return
+				}
+			}
+		}()
+	}
+	for i := range n {
+		tab.Insert(key(i), btf.TypeID(i+1))
+		tab.Insert(key(i), btf.TypeID(i+2)) // the first id stays
+	}
+	close(done)
+	wg.Wait()
+	if tab.Len() != n {
+		t.Errorf("Len %d, want %d", tab.Len(), n)
+	}
+	for i := range n {
+		if got := tab.Find(key(i)); got != btf.TypeID(i+1) {
+			t.Fatalf("key %d: %d, want %d", i, got, i+1)
+		}
+	}
+	if got := tab.Find(key(n)); got != 0 {
+		t.Errorf("absent key found as %d", got)
+	}
+}
