@@ -47,14 +47,17 @@ const (
 
 // plan returns DIE i's plan.
 func (k *ClosureKeys) plan(abbrev uint32, i int32) *keyPlan {
-	p := &k.plans[abbrev]
-	if p.state == planUnknown {
-		k.newPlan(p, k.cu.DIE(dwarfread.TagID(i)))
+	if p := &k.plans[abbrev]; p.state != planUnknown {
+		return p
 	}
-	return p
+	return k.newPlan(abbrev, i)
 }
 
-func (k *ClosureKeys) newPlan(p *keyPlan, d dwarfread.DIE) {
+// newPlan is plan's first look at an abbreviation (apart, so that plan
+// is inlined).
+func (k *ClosureKeys) newPlan(abbrev uint32, i int32) *keyPlan {
+	p := &k.plans[abbrev]
+	d := k.cu.DIE(dwarfread.TagID(i))
 	p.tag = uint16(d.Tag())
 	p.isType = isTypeTag(d.Tag())
 	p.first = uint32(len(k.ops))
@@ -79,6 +82,7 @@ func (k *ClosureKeys) newPlan(p *keyPlan, d dwarfread.DIE) {
 	}
 	p.end = uint32(len(k.ops))
 	p.state = planReady
+	return p
 }
 
 // labelPlan is label through plans.
