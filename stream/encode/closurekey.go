@@ -62,10 +62,10 @@ type ClosureKeys struct {
 	edges []int32
 	keys  []uint64
 	decl  []bool
-	index []int32 // Tarjan
+	index []int32 // Tarjan's, from 1 (0: not visited)
 	low   []int32
 	on    []bool
-	num   []int32 // canonical number in a component being hashed
+	num   []int32 // 1 + canonical number in a component being hashed (0: none, -3: not met yet)
 	stack []int32
 	next  int32
 	hs    []uint64  // scratch: a component's label hashes
@@ -124,7 +124,6 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	vals := cu.Vals()
 	for i := range n {
 		k.at[i] = int32(len(k.edges))
-		k.index[i], k.num[i] = -1, -1
 		if !k.node[i] {
 			continue
 		}
@@ -149,9 +148,9 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 		k.lh[i] = h
 	}
 	k.at[n] = int32(len(k.edges))
-	k.next = 0
+	k.next = 1 // index 0: not visited (as resize leaves it)
 	for i := range n {
-		if k.node[i] && k.index[i] < 0 {
+		if k.node[i] && k.index[i] == 0 {
 			k.strong(int32(i))
 		}
 	}
@@ -293,7 +292,7 @@ func (k *ClosureKeys) strong(x int32) {
 		if y < 0 {
 			continue
 		}
-		if k.index[y] < 0 {
+		if k.index[y] == 0 {
 			k.strong(y)
 			k.low[x] = min(k.low[x], k.low[y])
 		} else if k.on[y] {
@@ -350,12 +349,12 @@ func (k *ClosureKeys) hashComp(comp []int32) {
 	w := compWalk{k: k, h: 0x51}
 	w.walk(root)
 	for _, m := range comp {
-		k.keys[m] = mixKey(w.h, uint64(k.num[m])) | 1
+		k.keys[m] = mixKey(w.h, uint64(k.num[m]-1)) | 1
 		k.decl[m] = w.decl
 		if w.bad {
 			k.keys[m] = 0
 		}
-		k.num[m] = -1
+		k.num[m] = 0
 	}
 	if w.bad {
 		k.Unkeyed += len(comp)
@@ -393,7 +392,7 @@ type compWalk struct {
 
 func (w *compWalk) walk(x int32) {
 	k := w.k
-	k.num[x] = w.n
+	k.num[x] = w.n + 1
 	w.n++
 	w.h = mixKey(w.h, k.lh[x])
 	w.decl = w.decl || k.decl[x]
@@ -401,8 +400,8 @@ func (w *compWalk) walk(x int32) {
 		switch {
 		case y < 0:
 			w.bad = true
-		case k.num[y] >= 0:
-			w.h = mixKey(w.h, 0xb0000000|uint64(k.num[y]))
+		case k.num[y] > 0:
+			w.h = mixKey(w.h, 0xb0000000|uint64(k.num[y]-1))
 		case k.num[y] == -3:
 			w.h = mixKey(w.h, 0xf)
 			w.walk(y)

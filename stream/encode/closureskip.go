@@ -57,7 +57,7 @@ type ClassTable struct {
 	Check bool
 	// Closures with declarations (closureskip_decl.go), only where the
 	// workers see the table as the merger has it (one job).
-	decl   map[uint64]declClass
+	decl   *declTable
 	resNow uint32 // the merger's resolutions after its last batch
 }
 

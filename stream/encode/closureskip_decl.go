@@ -22,9 +22,57 @@ type declClass struct {
 	res   uint32
 }
 
+// declTable maps keys to their last copy's class: open addressing,
+// overwritten in place (one goroutine: the pipeline enables it at one job).
+type declTable struct {
+	keys []uint64
+	vals []declClass
+	n    int
+}
+
+func newDeclTable(n int) *declTable {
+	return &declTable{keys: make([]uint64, n), vals: make([]declClass, n)}
+}
+
+func (d *declTable) find(key uint64) (declClass, bool) {
+	mask := uint64(len(d.keys) - 1)
+	for i := key & mask; ; i = (i + 1) & mask {
+		switch d.keys[i] {
+		case key:
+			return d.vals[i], true
+		case 0:
+			return declClass{}, false
+		}
+	}
+}
+
+func (d *declTable) put(key uint64, v declClass) {
+	if 2*(d.n+1) > len(d.keys) {
+		g := newDeclTable(2 * len(d.keys))
+		for i, k := range d.keys {
+			if k != 0 {
+				g.put(k, d.vals[i])
+			}
+		}
+		*d = *g
+	}
+	mask := uint64(len(d.keys) - 1)
+	for i := key & mask; ; i = (i + 1) & mask {
+		switch d.keys[i] {
+		case key:
+			d.vals[i] = v
+			return
+		case 0:
+			d.keys[i], d.vals[i] = key, v
+			d.n++
+			return
+		}
+	}
+}
+
 // EnableDecl makes workers skip closures with declarations too. Only for
 // a pipeline whose worker runs between the merger's batches (one job).
-func (t *ClassTable) EnableDecl() { t.decl = map[uint64]declClass{} }
+func (t *ClassTable) EnableDecl() { t.decl = newDeclTable(1 << 12) }
 
 // DeclEnabled reports whether EnableDecl was called.
 func (t *ClassTable) DeclEnabled() bool { return t.decl != nil }
@@ -32,7 +80,7 @@ func (t *ClassTable) DeclEnabled() bool { return t.decl != nil }
 // InsertDecl records id as the class of the last copy of key, made by a
 // batch added after res resolutions.
 func (t *ClassTable) InsertDecl(key uint64, id btf.TypeID, res uint32) {
-	t.decl[key] = declClass{id, res}
+	t.decl.put(key, declClass{id, res})
 }
 
 // SetResolutions records the merger's resolutions after a batch.
@@ -41,7 +89,7 @@ func (t *ClassTable) SetResolutions(n uint32) { t.resNow = n }
 // markDecl decides for node i, whose closure (of key) has declarations.
 func (w *Worker) markDecl(c *cuConv, b *Batch, i int32, key uint64) {
 	tab := w.classes
-	e, ok := tab.decl[key]
+	e, ok := tab.decl.find(key)
 	switch {
 	case !ok || e.res != tab.resNow:
 		b.DeclKeys = append(b.DeclKeys, KeyedType{Key: key, ID: btf.TypeID(i)})
@@ -56,8 +104,20 @@ func (w *Worker) markDecl(c *cuConv, b *Batch, i int32, key uint64) {
 }
 
 // DeclLen is how many keys with declarations the table holds.
-func (t *ClassTable) DeclLen() int { return len(t.decl) }
+func (t *ClassTable) DeclLen() int {
+	if t.decl == nil {
+		return 0
+	}
+	return t.decl.n
+}
 
-// ForgetDecl drops the keys with declarations (their memory too): none
-// is usable once a declaration is resolved.
-func (t *ClassTable) ForgetDecl() { t.decl = map[uint64]declClass{} }
+// ForgetDecl drops the keys with declarations (a large table's memory
+// too): none is usable once a declaration is resolved.
+func (t *ClassTable) ForgetDecl() {
+	if len(t.decl.keys) > 1<<16 {
+		t.decl = newDeclTable(1 << 12)
+		return
+	}
+	clear(t.decl.keys)
+	t.decl.n = 0
+}

@@ -51,3 +51,29 @@ func TestClassTable(t *testing.T) {
 		t.Errorf("absent key found as %d", got)
 	}
 }
+
+// TestDeclTable: the last class put for a key is found, through growth;
+// ForgetDecl empties the table.
+func TestDeclTable(t *testing.T) {
+	tab := NewClassTable()
+	tab.EnableDecl()
+	key := func(i int) uint64 { return mixKey(0xdec1, uint64(i)) | 1 }
+	const n = 20000
+	for round := range 2 {
+		for i := range n {
+			tab.InsertDecl(key(i), btf.TypeID(i+round), uint32(round))
+		}
+	}
+	if tab.DeclLen() != n {
+		t.Errorf("DeclLen %d, want %d", tab.DeclLen(), n)
+	}
+	for i := range n {
+		if e, ok := tab.decl.find(key(i)); !ok || e.class != btf.TypeID(i+1) || e.res != 1 {
+			t.Fatalf("key %d: %v %v, want the second put", i, e, ok)
+		}
+	}
+	tab.ForgetDecl()
+	if _, ok := tab.decl.find(key(1)); ok || tab.DeclLen() != 0 {
+		t.Error("ForgetDecl left keys")
+	}
+}
