@@ -66,7 +66,8 @@ func (m *Merger) resolutions() uint32 {
 // publish records the classes of b's new keys, and checks b's Checks;
 // res0 is the resolutions before b was added.
 func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res0 uint32) error {
-	if m.classes == nil {
+	if m.classes == nil || m.snap.Load() == nil {
+		// Without a snapshot a worker could not prepare imports.
 		return nil
 	}
 	for _, k := range b.Keys {
