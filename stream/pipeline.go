@@ -87,10 +87,12 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 			case opts.noDedup:
 			case mem.limit == 0 || mem.limit >= resolveMinLimit:
 				preparers[w] = su.m.NewPreparer()
-				if jobs == 1 { // the worker runs between the merger's batches
-					su.m.SkipDeclarations()
+				if su.m.SkipsAt(jobs) {
+					if jobs == 1 { // the worker runs between the merger's batches
+						su.m.SkipDeclarations()
+					}
+					workers[w].SetClassTable(su.m.ClassTable())
 				}
-				workers[w].SetClassTable(su.m.ClassTable())
 			default:
 				preparers[w] = merge.NewPreparer()
 			}
