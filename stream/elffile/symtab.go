@@ -3,6 +3,7 @@ package elffile
 import (
 	"fmt"
 	"iter"
+	"unsafe"
 )
 
 // Symbol is one ELF symbol table entry.
@@ -140,7 +141,14 @@ func (st *symtab) entry(i uint32) (Symbol, uint32, error) {
 // symbol, is skipped). It reads the table in small chunks and symbol names
 // through the page cache, so memory does not grow with the table.
 // Iteration stops at the first error, which is yielded once.
-func (f *File) Symbols() iter.Seq2[Symbol, error] {
+func (f *File) Symbols() iter.Seq2[Symbol, error] { return f.symbols(false) }
+
+// SymbolsBorrowed is Symbols without a string per symbol: each Symbol's
+// Name is valid only until the iteration moves on (a caller that keeps
+// one clones it). A symbol table of a vmlinux has over 100k names.
+func (f *File) SymbolsBorrowed() iter.Seq2[Symbol, error] { return f.symbols(true) }
+
+func (f *File) symbols(borrowed bool) iter.Seq2[Symbol, error] {
 	return func(yield func(Symbol, error) bool) {
 		st, err := f.openSymtab()
 		if err != nil {
@@ -150,6 +158,7 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 		if st == nil {
 			return
 		}
+		var buf []byte // borrowed: the current name
 		for i := uint32(1); i < st.count; i++ {
 			s, nameOff, err := st.entry(i)
 			if err == nil && nameOff != 0 {
@@ -158,7 +167,12 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 				if err != nil {
 					err = FormatErr(".strtab", uint64(nameOff), "symbol %d name", i)
 				}
-				s.Name = string(nb)
+				if !borrowed {
+					s.Name = string(nb)
+				} else if len(nb) > 0 {
+					buf = append(buf[:0], nb...)
+					s.Name = unsafe.String(&buf[0], len(buf))
+				}
 			}
 			if err != nil {
 				yield(Symbol{}, WithFile(f.name, err))

@@ -314,7 +314,8 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 	if s, ok := f.Section(btfIDsSection); ok {
 		idsIdx = s.Index
 	}
-	for s, err := range f.Symbols() {
+	// The names are borrowed: the tables copy them; .BTF_ids' are cloned.
+	for s, err := range f.SymbolsBorrowed() {
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +329,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 			}
 		}
 		if idsIdx != 0 && s.Section == idsIdx {
-			es.btfIDs = append(es.btfIDs, btfIDSym{s.Name, s.Value, s.Size})
+			es.btfIDs = append(es.btfIDs, btfIDSym{strings.Clone(s.Name), s.Value, s.Size})
 		}
 	}
 	es.funcs.finish()
