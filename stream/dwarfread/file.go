@@ -127,7 +127,7 @@ func (f *File) sizeCaches(cacheBytes int64) {
 	if f.keepStrCache() {
 		f.strs = newStrCache(bits)
 	}
-	f.strWhole = strWholeMax(cacheBytes, !f.elf.Relocatable())
+	f.strWhole = strWholeMax(cacheBytes)
 	f.abbrevCache.max = 64
 	if cacheBytes > 0 {
 		f.abbrevCache.max = int(min(max(cacheBytes/(64<<10), 8), 64))

@@ -22,24 +22,13 @@ import "github.com/btfstream/btfstream/stream/elffile"
 // Attr.String still works, copying each string.
 
 // strWholeMax is the largest .debug_str read whole for a page cache of
-// cacheBytes (0: the default, 4 MiB). A linked file (a vmlinux) given the
-// full cache reads one of up to four times that whole: its units share
-// the strings, read at random all run long (7.2's 5.7 MB through 4 MiB of
-// cache cost about 7k instructions a read, a page lookup and often a
-// pread), and its peak is far below any limit that gives the full cache.
-// Below that (a limit under 128 MiB) nothing changes.
-func strWholeMax(cacheBytes int64, linked bool) uint64 {
+// cacheBytes (0: the default, 4 MiB).
+func strWholeMax(cacheBytes int64) uint64 {
 	if cacheBytes <= 0 {
-		cacheBytes = defaultCacheBytes
-	}
-	if linked && cacheBytes >= defaultCacheBytes {
-		return 4 * uint64(cacheBytes)
+		return 4 << 20
 	}
 	return uint64(cacheBytes)
 }
-
-// defaultCacheBytes is the page cache without a limit (Options.CacheBytes).
-const defaultCacheBytes = 4 << 20
 
 // pagedSection returns the random-access reader of DWARF section k, whose
 // header is s: .debug_str whole when it is small enough (strWhole), every

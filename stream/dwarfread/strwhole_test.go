@@ -116,25 +116,3 @@ func TestStrWholeShrunk(t *testing.T) {
 		t.Errorf("error %q does not name the file, the section and the offset 0x3", msg)
 	}
 }
-
-// TestStrWholeMax: a linked file with the full page cache reads a
-// .debug_str of up to four caches whole; with a smaller cache (a memory
-// limit under 128 MiB), or a relocatable file, up to one cache.
-func TestStrWholeMax(t *testing.T) {
-	for _, tc := range []struct {
-		cache  int64
-		linked bool
-		want   uint64
-	}{
-		{0, true, 4 * defaultCacheBytes},
-		{defaultCacheBytes, true, 4 * defaultCacheBytes},
-		{defaultCacheBytes, false, defaultCacheBytes},
-		{0, false, defaultCacheBytes},
-		{2 << 20, true, 2 << 20},
-		{256 << 10, true, 256 << 10},
-	} {
-		if got := strWholeMax(tc.cache, tc.linked); got != tc.want {
-			t.Errorf("strWholeMax(%d, %v) = %d, want %d", tc.cache, tc.linked, got, tc.want)
-		}
-	}
-}
