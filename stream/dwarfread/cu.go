@@ -185,14 +185,21 @@ func (cu *CU) Lookup(off DIEOff) (TagID, bool) {
 	return NoTag, false
 }
 
-// indexOffsets builds Lookup's index of the tags decoded so far.
-func (cu *CU) indexOffsets() {
-	tags := cu.arena.Tags
+// offIndex returns room for Lookup's index of the unit.
+func (cu *CU) offIndex() []uint32 {
 	n := int(cu.hdr.total>>byOffShift) + 2
 	if cap(cu.byOff) < n {
 		cu.byOff = make([]uint32, n)
 	}
-	idx := cu.byOff[:n]
+	return cu.byOff[:n]
+}
+
+// indexOffsets builds Lookup's index of the tags decoded so far (decodeDIEs
+// builds it for a whole unit as it goes).
+func (cu *CU) indexOffsets() {
+	tags := cu.arena.Tags
+	idx := cu.offIndex()
+	n := len(idx)
 	b := 0
 	for i := range tags {
 		rel := uint64(tags[i].Off) - cu.hdr.off

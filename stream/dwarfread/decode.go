@@ -32,6 +32,18 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 	// cannot make the arena explode.
 	valLimit := 32*len(b.data) + 1<<16
 	le := cu.order == binary.LittleEndian
+	// Lookup's index is filled as the tags are made (idx[bk] is the first
+	// tag at or after bk<<byOffShift in the unit), not in a pass over them afterwards.
+	var byOff []uint32
+	bk := 0
+	if !one {
+		byOff = cu.offIndex()
+		for i := range tags {
+			for ; bk < len(byOff) && uint64(bk)<<byOffShift <= uint64(tags[i].Off)-cu.hdr.off; bk++ {
+				byOff[bk] = uint32(i)
+			}
+		}
+	}
 	for b.pos < end {
 		off := b.pos
 		code := uint64(b.data[b.pos])
@@ -56,6 +68,9 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 			return formatErr(cu.secName, uint64(base+off), "unknown abbreviation code %d", code)
 		}
 		id := arena.TagID(len(tags))
+		for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
+			byOff[bk] = uint32(id)
+		}
 		tags = append(tags, arena.Tag{
 			Off:         arena.DIEOff(base + off),
 			Parent:      parent,
@@ -104,7 +119,12 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 	}
 	if one {
 		cu.next = b.pos
+		return nil
 	}
+	for ; bk < len(byOff); bk++ {
+		byOff[bk] = uint32(len(tags))
+	}
+	cu.byOff, cu.byOffTags = byOff, len(tags)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package dwarfread
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/btfstream/btfstream/stream/internal/testkit"
@@ -23,6 +24,16 @@ func TestLookupEveryDIE(t *testing.T) {
 					t.Fatal(err)
 				}
 				tags := cu.Tags()
+				// Decode built Lookup's index as it went; it is the one
+				// indexOffsets builds from the tags.
+				if cu.byOffTags != len(tags) {
+					t.Fatalf("unit @%#x: index of %d tags after Decode, want %d", cu.Offset(), cu.byOffTags, len(tags))
+				}
+				built := append([]uint32(nil), cu.byOff...)
+				cu.indexOffsets()
+				if !slices.Equal(built, cu.byOff) {
+					t.Fatalf("unit @%#x: Decode's offset index %v, indexOffsets' %v", cu.Offset(), built, cu.byOff)
+				}
 				for i, tg := range tags {
 					if id, ok := cu.Lookup(tg.Off); !ok || int(id) != i {
 						t.Fatalf("unit @%#x: Lookup(%#x) = %d, %v; want %d", cu.Offset(), tg.Off, id, ok, i)

@@ -67,6 +67,21 @@ func checkELF(t *testing.T, path string) {
 	if n != len(want) {
 		t.Fatalf("%d symbols, debug/elf has %d", n, len(want))
 	}
+	// SymbolsBorrowed yields the same symbols, each name valid until the
+	// next: compared as it comes, the previous one must not be kept.
+	n = 0
+	for s, err := range f.SymbolsBorrowed() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= len(want) || s.Name != want[n].Name || s.Value != want[n].Value || s.Info != want[n].Info {
+			t.Fatalf("borrowed symbol %d: got %v", n+1, s)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Fatalf("%d borrowed symbols, debug/elf has %d", n, len(want))
+	}
 }
 
 func TestELFFixtures(t *testing.T) {

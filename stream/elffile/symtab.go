@@ -1,8 +1,11 @@
 package elffile
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"iter"
+	"unsafe"
 )
 
 // Symbol is one ELF symbol table entry.
@@ -41,7 +44,7 @@ type symtab struct {
 	sec    *SectionHeader
 	ent    uint64
 	count  uint32
-	names  *Paged
+	names  strWindow
 	shndx  *Paged // SHT_SYMTAB_SHNDX entries, or nil
 	chunk  []byte
 	chunkN uint32 // index of chunk[0]
@@ -77,10 +80,9 @@ func (f *File) openSymtab() (*symtab, error) {
 		return nil, FormatErr(sec.Name, 0, "too many symbols")
 	}
 	st.count = uint32(n)
-	if sec.Link != 0 && sec.Link < uint32(len(f.Sections)) {
-		st.names = f.RawPaged(&f.Sections[sec.Link])
-	} else {
-		st.names = MemPaged(nil)
+	if sec.Link != 0 && sec.Link < uint32(len(f.Sections)) && f.Sections[sec.Link].Type != SHTNobits {
+		names := &f.Sections[sec.Link]
+		st.names = strWindow{r: f.r, off: names.Offset, size: names.Size}
 	}
 	for i := range f.Sections {
 		s := &f.Sections[i]
@@ -140,7 +142,14 @@ func (st *symtab) entry(i uint32) (Symbol, uint32, error) {
 // symbol, is skipped). It reads the table in small chunks and symbol names
 // through the page cache, so memory does not grow with the table.
 // Iteration stops at the first error, which is yielded once.
-func (f *File) Symbols() iter.Seq2[Symbol, error] {
+func (f *File) Symbols() iter.Seq2[Symbol, error] { return f.symbols(false) }
+
+// SymbolsBorrowed is Symbols without a string per symbol: each Symbol's
+// Name is valid only until the iteration moves on (a caller that keeps
+// one clones it). A symbol table of a vmlinux has over 100k names.
+func (f *File) SymbolsBorrowed() iter.Seq2[Symbol, error] { return f.symbols(true) }
+
+func (f *File) symbols(borrowed bool) iter.Seq2[Symbol, error] {
 	return func(yield func(Symbol, error) bool) {
 		st, err := f.openSymtab()
 		if err != nil {
@@ -150,15 +159,21 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 		if st == nil {
 			return
 		}
+		var buf []byte // borrowed: the current name
 		for i := uint32(1); i < st.count; i++ {
 			s, nameOff, err := st.entry(i)
 			if err == nil && nameOff != 0 {
 				var nb []byte
-				nb, err = st.names.CString(uint64(nameOff))
+				nb, err = st.names.cstring(uint64(nameOff))
 				if err != nil {
 					err = FormatErr(".strtab", uint64(nameOff), "symbol %d name", i)
 				}
-				s.Name = string(nb)
+				if !borrowed {
+					s.Name = string(nb)
+				} else if len(nb) > 0 {
+					buf = append(buf[:0], nb...)
+					s.Name = unsafe.String(&buf[0], len(buf))
+				}
 			}
 			if err != nil {
 				yield(Symbol{}, WithFile(f.name, err))
@@ -173,4 +188,50 @@ func (f *File) Symbols() iter.Seq2[Symbol, error] {
 
 func (s Symbol) String() string {
 	return fmt.Sprintf("[%d] %s value=%#x size=%d shndx=%d info=%#x", s.Index, s.Name, s.Value, s.Size, s.Section, s.Info)
+}
+
+// strWindow reads a string table's names through a window of it of its
+// own: a symbol table's names lie in about the order of its symbols, so
+// the window moves forward through the table, each byte read about once,
+// without the shared page cache's per-lookup cost (and without filling
+// it with pages no other reader wants).
+type strWindow struct {
+	r         io.ReaderAt
+	off, size uint64 // the table's place in the file
+	buf       []byte // the table's bytes [at, at+len(buf))
+	at        uint64
+}
+
+// strWindowSize is how much of the table a window read takes at least.
+const strWindowSize = 64 << 10
+
+// cstring returns the NUL-terminated string at off, valid until the next
+// call; ErrFormat if off is outside the table or no NUL ends the string.
+func (w *strWindow) cstring(off uint64) ([]byte, error) {
+	if off >= w.size {
+		return nil, ErrFormat
+	}
+	if off >= w.at && off < w.at+uint64(len(w.buf)) {
+		if i := bytes.IndexByte(w.buf[off-w.at:], 0); i >= 0 {
+			return w.buf[off-w.at : off-w.at+uint64(i)], nil
+		}
+	}
+	// Read from off on, more each time no NUL is found.
+	for n := uint64(strWindowSize); ; n *= 2 {
+		n = min(n, w.size-off)
+		if uint64(cap(w.buf)) < n {
+			w.buf = make([]byte, n)
+		}
+		w.buf, w.at = w.buf[:n], off
+		if _, err := w.r.ReadAt(w.buf, int64(w.off+off)); err != nil {
+			w.buf = w.buf[:0]
+			return nil, err
+		}
+		if i := bytes.IndexByte(w.buf, 0); i >= 0 {
+			return w.buf[:i], nil
+		}
+		if n == w.size-off {
+			return nil, ErrFormat
+		}
+	}
 }

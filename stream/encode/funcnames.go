@@ -2,6 +2,7 @@ package encode
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"strings"
 )
 
@@ -18,6 +19,13 @@ type funcNames struct {
 	data  []byte   // the blocks, back to back
 	heads []uint32 // by block: offset in data of its first name
 	n     int      // names
+	// byHash finds a name's block without the binary search (whose
+	// probes each missed the cache: the table is megabytes): open
+	// addressing, linear probing, at most 3/4 full; a slot holds a name's
+	// hash in its high 32 bits and its index + 1 in the low ones (0:
+	// empty).
+	byHash []uint64
+	seed   maphash.Seed
 }
 
 // fnBlock is how many names a block holds: a lookup compares against
@@ -29,9 +37,21 @@ func buildFuncNames(n int, name func(i int) []byte) funcNames {
 	var fn funcNames
 	fn.n = n
 	fn.heads = make([]uint32, 0, (n+fnBlock-1)/fnBlock)
+	size := 4
+	for size*3 < n*4 {
+		size *= 2
+	}
+	fn.byHash, fn.seed = make([]uint64, size), maphash.MakeSeed()
 	var prev []byte
 	for i := 0; i < n; i++ {
 		b := name(i)
+		h := maphash.Bytes(fn.seed, b)
+		for k := int(h) & (size - 1); ; k = (k + 1) & (size - 1) {
+			if fn.byHash[k] == 0 {
+				fn.byHash[k] = h&^(1<<32-1) | uint64(i+1)
+				break
+			}
+		}
 		if i%fnBlock == 0 {
 			fn.heads = append(fn.heads, uint32(len(fn.data)))
 			fn.data = binary.AppendUvarint(fn.data, uint64(len(b)))
@@ -74,6 +94,26 @@ func (fn *funcNames) head(b int) []byte {
 
 // find returns the index of name, or -1.
 func (fn *funcNames) find(name string) int {
+	if len(fn.byHash) == 0 {
+		return -1
+	}
+	h := maphash.String(fn.seed, name)
+	mask := len(fn.byHash) - 1
+	for k := int(h) & mask; fn.byHash[k] != 0; k = (k + 1) & mask {
+		if e := fn.byHash[k]; e>>32 == h>>32 {
+			// The block of the name with this hash: name is in it
+			// if it is that name (names are distinct).
+			if i := fn.findIn(int(uint32(e)-1)/fnBlock, name); i >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// findBySearch is find by a binary search over the blocks' first names
+// (what find did before byHash; the tests compare the two).
+func (fn *funcNames) findBySearch(name string) int {
 	// The last block whose first name is <= name.
 	lo, hi := 0, len(fn.heads)
 	for lo < hi {
@@ -84,10 +124,17 @@ func (fn *funcNames) find(name string) int {
 			hi = m
 		}
 	}
-	b := lo - 1
-	if b < 0 {
+	if lo == 0 {
 		return -1
 	}
+	return fn.findIn(lo-1, name)
+}
+
+// findIn returns the index of name in block b, or -1. If name is in the
+// table at all and not in b, it returns -1 only when b's first name is
+// <= name (the scan relies on it); whatever b, an index it returns is
+// name's.
+func (fn *funcNames) findIn(b int, name string) int {
 	head := fn.head(b)
 	if string(head) == name {
 		return b * fnBlock
@@ -146,4 +193,6 @@ func (fn *funcNames) appendName(dst []byte, i int) []byte {
 }
 
 // bytesSize is the table's memory.
-func (fn *funcNames) bytesSize() int64 { return int64(cap(fn.data)) + 4*int64(cap(fn.heads)) }
+func (fn *funcNames) bytesSize() int64 {
+	return int64(cap(fn.data)) + 4*int64(cap(fn.heads)) + 8*int64(cap(fn.byHash))
+}

@@ -63,6 +63,22 @@ func TestFuncNames(t *testing.T) {
 				if got := fn.find(p); got != want {
 					t.Fatalf("find(%q) = %d, want %d (in table: %v)", p, got, want, has(p))
 				}
+				if got := fn.findBySearch(p); got != want {
+					t.Fatalf("findBySearch(%q) = %d, want %d", p, got, want)
+				}
+			}
+			// find scans the block of any name whose hash shares the
+			// probe's high bits: a block must never claim a name it
+			// does not hold, whichever name is asked.
+			for k, p := range probe {
+				if k%7 != 0 {
+					continue
+				}
+				for b := range fn.heads {
+					if got := fn.findIn(b, p); got != -1 && (got >= len(names) || names[got] != p) {
+						t.Fatalf("findIn(%d, %q) = %d", b, p, got)
+					}
+				}
 			}
 		})
 	}

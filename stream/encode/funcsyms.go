@@ -52,7 +52,8 @@ func (s *suffixes) intern(sfx string) uint32 {
 	if s.idx == nil {
 		s.idx = make(map[string]uint32)
 	}
-	s.list = append(s.list, strings.Clone(sfx))
+	sfx = strings.Clone(sfx) // the caller's may be borrowed
+	s.list = append(s.list, sfx)
 	s.idx[sfx] = uint32(len(s.list))
 	return uint32(len(s.list))
 }

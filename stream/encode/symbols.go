@@ -3,6 +3,7 @@ package encode
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unsafe"
@@ -65,17 +66,45 @@ func (t *symTable) sort() {
 	t.names, t.recs = bytes.Clone(names), slices.Clone(t.recs) // exact sizes: the table lives all run
 }
 
-// sortRecs orders the records by name, ties in symbol order: an unstable
-// sort with the records' sequence numbers (flags) as the tiebreak, about
-// a third of the instructions of slices.SortStableFunc's in-place merges
-// on a vmlinux's symbols.
+// sortRecs orders the records by name, ties in symbol order (the
+// records' sequence numbers, flags). It sorts keys holding each name's
+// first 16 bytes, so most comparisons read neither a record nor its name
+// (scattered over the name bytes: each a cache miss), then lays the
+// records out in that order: on the 7.2 vmlinux's symbols about a third
+// of the instructions of sorting the records by their names.
 func (t *symTable) sortRecs() {
-	slices.SortFunc(t.recs, func(a, b symRec) int {
-		if c := bytes.Compare(t.names[a.off:a.off+a.n], t.names[b.off:b.off+b.n]); c != 0 {
+	keys := make([]symSortKey, len(t.recs))
+	for i := range t.recs {
+		var pre [16]byte
+		copy(pre[:], t.nameBytes(i)) // zero padded: names hold no NUL
+		keys[i] = symSortKey{hi: binary.BigEndian.Uint64(pre[:8]), lo: binary.BigEndian.Uint64(pre[8:]), i: uint32(i)}
+	}
+	slices.SortFunc(keys, func(a, b symSortKey) int {
+		if a.hi != b.hi {
+			return cmp.Compare(a.hi, b.hi)
+		}
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		if c := bytes.Compare(t.nameBytes(int(a.i)), t.nameBytes(int(b.i))); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.flags, b.flags)
+		return cmp.Compare(t.recs[a.i].flags, t.recs[b.i].flags)
 	})
+	sorted := make([]symRec, len(t.recs))
+	for k, key := range keys {
+		sorted[k] = t.recs[key.i]
+	}
+	t.recs = sorted
+}
+
+// symSortKey is a record while sortRecs sorts: the first 16 bytes of its
+// name, big-endian (ordered as the bytes are), and its index. 24 bytes
+// on every host.
+type symSortKey struct {
+	hi, lo uint64
+	i      uint32
+	_      uint32
 }
 
 // span returns the records named name: [lo, hi).
@@ -285,7 +314,8 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 	if s, ok := f.Section(btfIDsSection); ok {
 		idsIdx = s.Index
 	}
-	for s, err := range f.Symbols() {
+	// The names are borrowed: the tables copy them; .BTF_ids' are cloned.
+	for s, err := range f.SymbolsBorrowed() {
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +329,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 			}
 		}
 		if idsIdx != 0 && s.Section == idsIdx {
-			es.btfIDs = append(es.btfIDs, btfIDSym{s.Name, s.Value, s.Size})
+			es.btfIDs = append(es.btfIDs, btfIDSym{strings.Clone(s.Name), s.Value, s.Size})
 		}
 	}
 	es.funcs.finish()
