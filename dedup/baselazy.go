@@ -1,6 +1,10 @@
 package dedup
 
-import "github.com/btfstream/btfstream/btf"
+import (
+	"bytes"
+
+	"github.com/btfstream/btfstream/btf"
+)
 
 // Indexing a base on demand.
 //
@@ -9,13 +13,18 @@ import "github.com/btfstream/btfstream/btf"
 // puts every base type in a group, and a type's hashes and its place in
 // the hash chains are made when a lookup first needs them.
 //
-// Groups. A named type's group key is its name (by content), but a
+// Groups. A named type's group key is its name, but a
 // DECL_TAG's or TYPE_TAG's (a tag name is shared by hundreds) is its name
 // with its kind, numbers and edges; an unnamed STRUCT, UNION, ENUM,
 // ENUM64 or FWD's is its label hash; any other unnamed type's (PTR,
 // CONST, ARRAY, FUNC_PROTO, ...) is its kind, its numbers and its edges
-// as ids (anonKey: no string is read). Keys are folded to 32 bits (two
-// groups that fold alike are one, which only adds candidates). Every type
+// as ids (anonKey: no string is read). A name is keyed by its offset if
+// the base's strings are unique (btf.Strings.Unique: equal names, equal
+// offsets) and every base name is at a string's start; a batch type's
+// name then by the offset of the base's equal string (Find; none: no base
+// type has that name). Else it is keyed by content. Keys are folded to 32
+// bits (two groups that fold alike are one, which only adds candidates),
+// and sorted with their types' ids in one array (groups). Every type
 // that can match a batch type v has v's group: a match needs equal
 // labels, hence an equal name or an equal label hash, and, for the
 // others, which are only looked up by their exact resolved edges
@@ -50,12 +59,12 @@ import "github.com/btfstream/btfstream/btf"
 // reached; lzState records what is known. d.hash and the others hold the
 // table's types only (from d.hoff, the first table id, on).
 //
-// Per base type: the state (1 byte), the group key (4), the group link
-// (4), the index of its values (4) and its hash chain link (d.next, 4):
-// 17 bytes, and the group slots, 4 bytes a slot at most half full (8 to
-// 16 bytes a type; 8.9 on a 7.2 vmlinux). The whole base's hashing kept
-// 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes checks the
-// figures.
+// Per base type: the state (1 byte), the index of its values (4) and its
+// hash chain link (d.next, 4): 9 bytes; per grouped type its key and id
+// (8), and the starts of the runs of the keys' top bits (at most 1 byte a
+// type): 18 at most, about 17 on a 7.2 vmlinux. The whole base's hashing
+// kept 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes checks
+// the figures.
 
 // hashedID is a base id with a hash.
 type hashedID struct {
@@ -66,12 +75,17 @@ type hashedID struct {
 // lazyBase is the on-demand state of a base's n types.
 type lazyBase struct {
 	n     uint32
-	state []uint8  // by base id: lz* bits
-	gkey  []uint32 // by base id: group key
-	gnext []uint32 // by base id: the group's next older member, 0 ends
-	// gslot: open addressing, the newest member of each group, at most
-	// half full.
-	gslot []uint32
+	state []uint8 // by base id: lz* bits
+	// groups: key<<32 | id of every grouped base type, sorted (a group is
+	// a run, in id order); gstart[b] is the index of the first whose key's
+	// top bits (key>>gshift) are b or more.
+	groups []uint64
+	gstart []uint32
+	gshift uint8
+	// byOff: names are keyed by their offset in the base's strings, which
+	// are unique (btf.Strings.Unique); else by content.
+	byOff bool
+	strs  *btf.Strings
 	// slot: by base id, 1 + the index of its values in the arrays below
 	// (0: none yet); hash, tag, lh and fin are d.hash's and so on of the
 	// base types reached, ids the base id of each.
@@ -91,9 +105,7 @@ const (
 	lzCut                // a cut point (lh and tag are its cutKey)
 	lzHash               // hash is set
 	lzLinked             // in the hash chain of its hash
-	lzShared             // its group key is another type's too
 	lzAnon               // an unnamed type that is not an aggregate (anonKey's group)
-	lzKeyed              // in a group (not VAR or DATASEC)
 )
 
 // Group key kinds.
@@ -133,7 +145,8 @@ func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 	if !k.HasType() {
 		h = mix(h, uint64(t.SizeOrType))
 	}
-	if sh := shapes[k]; sh.stride != 0 {
+	// A FUNC_PROTO's words are names and edges only.
+	if sh := &shapes[k]; sh.stride != 0 && k != btf.KindFuncProto {
 		p := 0
 		for _, x := range w {
 			if sh.class[p] == wNum {
@@ -144,12 +157,27 @@ func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 			}
 		}
 	}
-	for j, m := 0, numRefs(t, w); j < m; j++ {
-		c := refAt(t, w, j)
+	// The edges, as numRefs and refAt read them.
+	rs := &refShapes[k&0x7f]
+	if rs.hasType {
+		c := t.SizeOrType
 		if ref != nil {
 			c = ref(c)
 		}
 		h = mix(h, uint64(c))
+	}
+	if rs.stride != 0 {
+		m := int(rs.fixed)
+		if m == 0 {
+			m = int(t.Vlen())
+		}
+		for j := int(rs.first); m > 0; j, m = j+int(rs.stride), m-1 {
+			c := w[j]
+			if ref != nil {
+				c = ref(c)
+			}
+			h = mix(h, uint64(c))
+		}
 	}
 	return groupKey(finalize(h))
 }
@@ -165,14 +193,44 @@ func tagKey(nameHash uint64, t btf.Type, w []uint32, ref func(uint32) uint32) ui
 // isTagKind reports whether k is grouped by tagKey.
 func isTagKind(k btf.Kind) bool { return k == btf.KindDeclTag || k == btf.KindTypeTag }
 
-// groupHead returns the newest member of the group of key, or 0.
-func (lz *lazyBase) groupHead(key uint32) uint32 {
-	mask := uint32(len(lz.gslot) - 1)
-	for i := key & mask; ; i = (i + 1) & mask {
-		if c := lz.gslot[i]; c == 0 || lz.gkey[c] == key {
-			return c
-		}
+// group returns the members of the group of key (key<<32 | id, in id
+// order).
+func (lz *lazyBase) group(key uint32) []uint64 {
+	b := key >> lz.gshift
+	g := lz.groups[lz.gstart[b]:lz.gstart[b+1]]
+	i := 0
+	for i < len(g) && uint32(g[i]>>32) < key {
+		i++
 	}
+	j := i
+	for j < len(g) && uint32(g[j]>>32) == key {
+		j++
+	}
+	return g[i:j]
+}
+
+// offHash stands for a name's hash in a group key when names are keyed
+// by offset.
+func offHash(off uint32) uint64 { return mix(0x6f66667365740000, uint64(off)) }
+
+// nameHash returns what stands for the name at off (b: its bytes and
+// what follows, not empty) in a group key: its hash, or, keyed by offset, that of
+// the offset of the base's string equal to it; false if the base has no
+// such string (no base type has that name).
+func (lz *lazyBase) nameHash(off uint32, b []byte) (uint64, bool) {
+	if !lz.byOff {
+		return cstrHash(b), true
+	}
+	// b is the base's string at off if it is where the base keeps it (a
+	// prepared batch's strings are its own, offsets from 0).
+	if data := lz.view.local; off > 0 && off < uint32(len(data)) && &b[0] == &data[off] && data[off-1] == 0 {
+		return offHash(off), true
+	}
+	if e := bytes.IndexByte(b, 0); e >= 0 {
+		b = b[:e]
+	}
+	o, ok := lz.strs.Find(b)
+	return offHash(uint32(o)), ok
 }
 
 func aggKeyOf(lh uint64) uint32 { return groupKey(finalize(mix(gkAgg, lh))) }
@@ -376,8 +434,8 @@ func (d *Incremental) linkBase(id uint32) {
 // lazyGroup links the members of the group of key into the hash chains.
 func (d *Incremental) lazyGroup(key uint32) {
 	lz := d.lz
-	for c := lz.groupHead(key); c != 0; c = lz.gnext[c] {
-		if lz.state[c]&lzLinked == 0 {
+	for _, m := range lz.group(key) {
+		if c := uint32(m); lz.state[c]&lzLinked == 0 {
 			d.linkBase(c)
 		}
 	}
@@ -424,15 +482,22 @@ func (d *Incremental) linkCandidates(n node, checked bool, resolve func(uint32) 
 		return r
 	}
 	b, isNamed := named(n.s, uint32(n.t.NameOff))
+	var nh uint64
+	if isNamed && !(checked && isTagKind(k)) {
+		var ok bool
+		if nh, ok = d.lz.nameHash(uint32(n.t.NameOff), b); !ok {
+			return // no base type has its name
+		}
+	}
 	switch {
 	case isNamed && !isTagKind(k):
-		d.lazyGroup(namedKey(cstrHash(b)))
+		d.lazyGroup(namedKey(nh))
 	case !isNamed && isAggKind(k):
 		d.lazyGroup(aggKeyOf(labelHash(n)))
 	case checked:
 		d.linkKind(k)
 	case isNamed:
-		if key := tagKey(cstrHash(b), n.t, n.w, resolved); inBase {
+		if key := tagKey(nh, n.t, n.w, resolved); inBase {
 			d.lazyGroup(key)
 		}
 	default:

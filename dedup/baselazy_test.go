@@ -75,7 +75,9 @@ func TestLazyBaseMatchesWhole(t *testing.T) {
 		cus, perms := genInput(rng, false)
 		for _, prepared := range []bool{false, true} {
 			want, _ := lazyOrNot(t, base, cus, perms, false, prepared)
+			lazyByContent = trial%3 == 1
 			got, lazy := lazyOrNot(t, base, cus, perms, true, prepared)
+			lazyByContent = false
 			if lazy && full.canon != nil {
 				t.Fatalf("trial %d: a base with duplicates was indexed on demand", trial)
 			}
@@ -105,7 +107,7 @@ func TestLazyBaseMatchesWhole(t *testing.T) {
 // and the hashes are those of the base hashed whole.
 func TestLazyChainComplete(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
-	checkedAll := 0
+	checkedAll, byOff := 0, 0
 	for trial := 0; trial < 300; trial++ {
 		bc, bp := genInput(rng, trial%2 == 0)
 		base, _, err := Dedup(concat(bc, bp))
@@ -126,6 +128,9 @@ func TestLazyChainComplete(t *testing.T) {
 			}
 			if d.lz == nil {
 				continue
+			}
+			if d.lz.byOff {
+				byOff++
 			}
 			for x := uint32(1); x <= n; x++ {
 				nx := d.baseNode(x)
@@ -162,9 +167,9 @@ func TestLazyChainComplete(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d lookups checked", checkedAll)
-	if checkedAll == 0 {
-		t.Fatal("no base was indexed on demand")
+	t.Logf("%d lookups checked, %d bases keyed by name offsets", checkedAll, byOff)
+	if checkedAll == 0 || byOff == 0 {
+		t.Fatal("no base was indexed on demand, or none by name offsets")
 	}
 }
 
@@ -200,8 +205,52 @@ func TestLazyBaseRefuses(t *testing.T) {
 	}
 }
 
-// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 17
-// bytes a type plus the group slots (8 to 16 bytes a type).
+// TestLazyBaseNameKeys: a base whose strings are unique is keyed by
+// name offsets; one with a type named by the tail of another string (not
+// at a string's start) by content; either way a batch type named like a
+// base type, in its own strings, finds it.
+func TestLazyBaseNameKeys(t *testing.T) {
+	intOf := func(s *btf.Spec, off btf.StrOff) btf.Type {
+		return btf.Type{NameOff: off, Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}
+	}
+	for _, c := range []struct {
+		name  string
+		tail  bool
+		byOff bool
+	}{{"unique", false, true}, {"tail", true, false}} {
+		base := btf.NewSpec()
+		off := base.Strings().Add("xint")
+		if !c.tail {
+			off = base.Strings().Add("int")
+		} else {
+			off++
+		}
+		base.Add(intOf(base, off), 32)
+		d, err := NewIncremental(base)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d.lz == nil || d.lz.byOff != c.byOff {
+			t.Fatalf("%s: on demand %v, want keyed by offsets %v", c.name, d.lz != nil, c.byOff)
+		}
+		b := d.NewBatch()
+		b.Strings().Append("int") // the batch's own copy, not the base's offset
+		first := b.Add(intOf(b, btf.StrOff(b.Strings().Len()-4)), 32)
+		if got := b.Name(first); got != "int" {
+			t.Fatalf("%s: batch type named %q", c.name, got)
+		}
+		remap, err := d.AddBatch(b)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := remap.Map(first); got != 1 {
+			t.Errorf("%s: batch int maps to [%d], want the base's [1]", c.name, got)
+		}
+	}
+}
+
+// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 9
+// bytes a type, 8 a grouped type and at most 1 of group starts.
 func TestLazyBaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(33))
 	for trial := 0; trial < 50; trial++ {
@@ -215,9 +264,9 @@ func TestLazyBaseBytes(t *testing.T) {
 			continue
 		}
 		lz, n := d.lz, int(lz0(d))
-		perType := len(lz.state) + 4*len(lz.gkey) + 4*len(lz.gnext) + 4*len(lz.slot) + 4*(len(d.next))
-		if perType > 17*(n+1)+4*(cap(d.next)-len(d.next)) || len(lz.gslot) < 2*n || (n > 8 && len(lz.gslot) > 4*n) {
-			t.Fatalf("%d base types: %d bytes of per-type tables, %d group slots", n, perType, len(lz.gslot))
+		perType := len(lz.state) + 4*len(lz.slot) + 4*len(d.next) + 8*len(lz.groups) + 4*len(lz.gstart)
+		if perType > 18*(n+1)+4*(cap(d.next)-len(d.next))+72 || len(lz.groups) > n {
+			t.Fatalf("%d base types: %d bytes of per-type tables, %d grouped", n, perType, len(lz.groups))
 		}
 		return
 	}
