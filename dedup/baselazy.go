@@ -86,16 +86,16 @@ type lazyBase struct {
 	// are unique (btf.Strings.Unique); else by content.
 	byOff bool
 	strs  *btf.Strings
-	// slot: by base id, 1 + the index of its values in the arrays below
-	// (0: none yet); hash, tag, lh and fin are d.hash's and so on of the
-	// base types reached, ids the base id of each.
-	slot          []uint32
-	hash, tag, lh []uint64
-	fin           []bool
-	ids           []uint32
-	view          strView
-	linked        [btf.MaxKind + 1]bool
-	stack, pos    []uint32 // baseReady's, reused
+	// slot: base id -> 1 + the index of its values in the arrays below
+	// (0: none yet); hash, tag, lh, fin and next are d.hash's and so on
+	// of the base types reached, ids the base id of each.
+	slot                    idIndex
+	hash, tag, lh           []uint64
+	fin                     []bool
+	ids, next               []uint32
+	view                    strView
+	linked                  [btf.MaxKind + 1]bool
+	stack, pos, vals, edges []uint32 // baseReady's, reused
 }
 
 // lzState bits.
@@ -237,14 +237,18 @@ func aggKeyOf(lh uint64) uint32 { return groupKey(finalize(mix(gkAgg, lh))) }
 
 // at returns the index of base type id's values, making room for them.
 func (lz *lazyBase) at(id uint32) uint32 {
-	if s := lz.slot[id]; s != 0 {
+	if s := lz.slotOf(id); s != 0 {
 		return s - 1
 	}
 	lz.ids = append(lz.ids, id)
 	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, 0), append(lz.tag, 0), append(lz.lh, 0), append(lz.fin, false)
-	lz.slot[id] = uint32(len(lz.ids))
+	lz.next = append(lz.next, 0)
+	lz.slot.add(lz.ids)
 	return uint32(len(lz.ids) - 1)
 }
+
+// slotOf returns 1 + the index of base type id's values, or 0.
+func (lz *lazyBase) slotOf(id uint32) uint32 { return lz.slot.find(id, lz.ids) }
 
 // isBase reports whether id is a base type indexed on demand.
 func (d *Incremental) isBase(id uint32) bool { return d.lz != nil && id <= d.lz.n }
@@ -279,7 +283,7 @@ func (d *Incremental) exLH(id uint32) uint64 {
 		return d.lh[id-d.hoff]
 	}
 	if d.lz.state[id]&lzReady != 0 {
-		return d.lz.lh[d.lz.slot[id]-1]
+		return d.lz.lh[d.lz.slotOf(id)-1]
 	}
 	nd := d.baseNode(id)
 	if key, cut := cutKey(nd); cut {
@@ -297,7 +301,7 @@ func (d *Incremental) exHash(id uint32) uint64 {
 	if lz.state[id]&lzHash == 0 {
 		d.baseHashOf(id)
 	}
-	return lz.hash[lz.slot[id]-1]
+	return lz.hash[lz.slotOf(id)-1]
 }
 
 func (d *Incremental) baseNode(id uint32) node {
@@ -310,64 +314,76 @@ func (d *Incremental) baseNode(id uint32) node {
 func (d *Incremental) baseReady(root uint32) uint32 {
 	lz := d.lz
 	if lz.state[root]&lzReady != 0 {
-		return lz.slot[root] - 1
+		return lz.slotOf(root) - 1
 	}
-	// visit gives x its lh and reports whether it is to be searched.
-	visit := func(x uint32) bool {
+	// visit gives x its lh and returns the index of its values and
+	// whether it is to be searched.
+	visit := func(x uint32) (uint32, bool) {
 		nd := d.baseNode(x)
 		i := lz.at(x)
 		if key, cut := cutKey(nd); cut {
 			lz.lh[i], lz.tag[i], lz.fin[i] = key, key, true
 			lz.state[x] |= lzReady | lzCut
-			return false
+			return i, false
 		}
 		lz.lh[i], lz.fin[i] = labelHash(nd), true
 		lz.state[x] |= lzOpen
-		return true
+		return i, true
 	}
-	if !visit(root) {
-		return lz.slot[root] - 1
+	ri, ok := visit(root)
+	if !ok {
+		return ri
 	}
-	stack, pos := append(lz.stack[:0], root), append(lz.pos[:0], 0)
-	defer func() { lz.stack, lz.pos = stack[:0], pos[:0] }()
+	// stack: the ids searched, pos: the next edge of each, at: the index
+	// of its values.
+	stack, pos, at := append(lz.stack[:0], root), append(lz.pos[:0], 0), append(lz.vals[:0], ri)
+	defer func() { lz.stack, lz.pos, lz.vals = stack[:0], pos[:0], at[:0] }()
 	for len(stack) > 0 {
 		top := len(stack) - 1
-		x := stack[top]
-		xi := lz.slot[x] - 1
+		x, xi := stack[top], at[top]
 		t, w := d.base.Type(btf.TypeID(x)), d.base.Extra(btf.TypeID(x))
 		if j := int(pos[top]); j < numRefs(t, w) {
 			pos[top]++
 			c := refAt(t, w, j)
 			s := lz.state[c]
 			switch {
-			case s&lzReady != 0:
-				lz.fin[xi] = lz.fin[xi] && lz.fin[lz.slot[c]-1]
+			case s&lzReady != 0: // read when x is done
 			case s&lzOpen != 0:
 				lz.fin[xi] = false
-			case visit(c):
-				stack, pos = append(stack, c), append(pos, 0)
+			default:
+				if ci, ok := visit(c); ok {
+					stack, pos, at = append(stack, c), append(pos, 0), append(at, ci)
+				}
 			}
 			continue
 		}
-		stack, pos = stack[:top], pos[:top]
+		stack, pos, at = stack[:top], pos[:top], at[:top]
+		// Every edge now leads to a type done (or open: fin is false).
+		k := numRefs(t, w)
+		edges := lz.edges[:0]
+		fin := lz.fin[xi]
+		for j := 0; j < k; j++ {
+			c := refAt(t, w, j)
+			ci := lz.slotOf(c) - 1
+			edges = append(edges, ci)
+			fin = fin && (lz.state[c]&lzReady == 0 || lz.fin[ci])
+		}
+		lz.edges = edges
 		h := lz.lh[xi]
-		if lz.fin[xi] {
-			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, lz.tag[lz.slot[refAt(t, w, j)]-1])
+		if fin {
+			for _, ci := range edges {
+				h = mix(h, lz.tag[ci])
 			}
 		} else {
-			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, lz.lh[lz.slot[refAt(t, w, j)]-1])
+			for _, ci := range edges {
+				h = mix(h, lz.lh[ci])
 			}
 		}
+		lz.fin[xi] = fin
 		lz.tag[xi] = finalize(h)
 		lz.state[x] = lz.state[x]&^lzOpen | lzReady
-		if top > 0 {
-			p := lz.slot[stack[top-1]] - 1
-			lz.fin[p] = lz.fin[p] && lz.fin[xi]
-		}
 	}
-	return lz.slot[root] - 1
+	return ri
 }
 
 // baseHashOf sets the structural hash of base type id: its tag if it is
@@ -410,25 +426,35 @@ func (d *Incremental) linkBase(id uint32) {
 	lz := d.lz
 	lz.state[id] |= lzLinked
 	h := d.exHash(id)
+	i := lz.slotOf(id) - 1
 	head := d.baseHead(h)
 	if head != 0 && head > id {
-		p := head
-		for d.next[p] != 0 && d.next[p] > id {
-			p = d.next[p]
+		p := lz.slotOf(head) - 1
+		for nx := lz.next[p]; nx != 0 && nx > id; nx = lz.next[p] {
+			p = lz.slotOf(nx) - 1
 		}
-		d.next[id], d.next[p] = d.next[p], id
+		lz.next[i], lz.next[p] = lz.next[p], id
 		return
 	}
-	d.baseIndex.put(h, lz.slot[id], lz.hash, 1)
-	d.next[id] = head
+	d.baseIndex.put(h, i+1, lz.hash, 1)
+	lz.next[i] = head
 	t := d.index.find(h, d.hash, d.hoff)
 	if t == 0 {
 		return
 	}
-	for d.next[t] > lz.n {
-		t = d.next[t]
+	for d.next[t-d.hoff] > lz.n {
+		t = d.next[t-d.hoff]
 	}
-	d.next[t] = id
+	d.next[t-d.hoff] = id
+}
+
+// nextOf returns the next older id of c's hash chain (d.next's value; a
+// base type indexed on demand keeps its own).
+func (d *Incremental) nextOf(c uint32) uint32 {
+	if c >= d.hoff {
+		return d.next[c-d.hoff]
+	}
+	return d.lz.next[d.lz.slotOf(c)-1]
 }
 
 // lazyGroup links the members of the group of key into the hash chains.

@@ -144,7 +144,7 @@ func TestLazyChainComplete(t *testing.T) {
 				}
 				in := map[uint32]bool{}
 				prev := n + 1
-				for c := d.chain(h); c != 0; c = d.next[c] {
+				for c := d.chain(h); c != 0; c = d.nextOf(c) {
 					if c >= prev || d.exHash(c) != h {
 						t.Fatalf("trial %d: chain of %d's hash has %d after %d (hash %x, want %x)", trial, x, c, prev, d.exHash(c), h)
 					}
@@ -249,8 +249,9 @@ func TestLazyBaseNameKeys(t *testing.T) {
 	}
 }
 
-// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 9
-// bytes a type, 8 a grouped type and at most 1 of group starts.
+// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 1
+// byte a type, 8 a grouped type, at most 1 of group starts, and 8 to 16
+// of slots a type reached.
 func TestLazyBaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(33))
 	for trial := 0; trial < 50; trial++ {
@@ -264,9 +265,16 @@ func TestLazyBaseBytes(t *testing.T) {
 			continue
 		}
 		lz, n := d.lz, int(lz0(d))
-		perType := len(lz.state) + 4*len(lz.slot) + 4*len(d.next) + 8*len(lz.groups) + 4*len(lz.gstart)
-		if perType > 18*(n+1)+4*(cap(d.next)-len(d.next))+72 || len(lz.groups) > n {
+		perType := len(lz.state) + 8*len(lz.groups) + 4*len(lz.gstart)
+		if perType > 10*(n+1)+72 || len(lz.groups) > n || cap(d.next) > n/16+1 {
 			t.Fatalf("%d base types: %d bytes of per-type tables, %d grouped", n, perType, len(lz.groups))
+		}
+		// The types reached: a slot of 4 bytes each, at most half full.
+		for x := uint32(1); x <= uint32(n); x++ {
+			d.exHash(x)
+			if reached := len(lz.ids); len(lz.slot.slots) > max(64, 4*reached) || len(lz.slot.slots) < 2*reached {
+				t.Fatalf("%d base types reached: %d slots", reached, len(lz.slot.slots))
+			}
 		}
 		return
 	}

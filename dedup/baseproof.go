@@ -43,17 +43,17 @@ func (d *Incremental) lazyIndexBase() bool {
 		return d.lazyFails()
 	}
 	lz.state[0] = lzReady | lzHash | lzLinked
-	lz.slot = make([]uint32, 1+n)
 	d.lz = lz
 	d.hoff = 1 + n
 	d.hash = make([]uint64, 0, n/16)
 	d.tag = make([]uint64, 0, n/16)
 	d.lh = make([]uint64, 0, n/16)
 	d.fin = make([]bool, 0, n/16)
-	d.next = make([]uint32, 1+n, 1+n+n/16)
+	d.next = make([]uint32, 0, n/16)
 	lz.ids = append(lz.ids, 0)
 	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, voidTag), append(lz.tag, voidTag), append(lz.lh, voidTag), append(lz.fin, true)
-	lz.slot[0] = 1
+	lz.next = append(lz.next, 0)
+	lz.slot.add(lz.ids)
 	// Equivalent types have one group, one label and one structural
 	// hash. A small group's members are compared pair by pair (labels
 	// first); a large group's are bucketed by label hash, and the members
@@ -215,7 +215,7 @@ func (lz *lazyBase) sortGroups(keyed []uint64) {
 func (d *Incremental) lazyFails() bool {
 	d.lz = nil
 	d.hoff = 0
-	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, d.next[:1]
+	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, []uint32{0}
 	return false
 }
 

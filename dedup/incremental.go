@@ -326,7 +326,7 @@ func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 // link appends the hash chain link of the next id, whose hash is set,
 // and indexes it if indexed.
 func (d *Incremental) link(indexed bool) {
-	id := uint32(len(d.next))
+	id := d.hoff + uint32(len(d.next))
 	var nx uint32
 	if indexed {
 		h := d.hash[id-d.hoff]
