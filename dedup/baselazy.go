@@ -23,8 +23,9 @@ import (
 // offsets) and every base name is at a string's start; a batch type's
 // name then by the offset of the base's equal string (Find; none: no base
 // type has that name). Else it is keyed by content. Keys are folded to 32
-// bits (two groups that fold alike are one, which only adds candidates),
-// and sorted with their types' ids in one array (groups). Every type
+// bits, and to 29 in groups (two groups that fold alike are one, which
+// only adds candidates), which holds them with their types' ids, 4 bytes
+// a type. Every type
 // that can match a batch type v has v's group: a match needs equal
 // labels, hence an equal name or an equal label hash, and, for the
 // others, which are only looked up by their exact resolved edges
@@ -59,12 +60,13 @@ import (
 // reached; lzState records what is known. d.hash and the others hold the
 // table's types only (from d.hoff, the first table id, on).
 //
-// Per base type: the state (1 byte), the index of its values (4) and its
-// hash chain link (d.next, 4): 9 bytes; per grouped type its key and id
-// (8), and the starts of the runs of the keys' top bits (at most 1 byte a
-// type): 18 at most, about 17 on a 7.2 vmlinux. The whole base's hashing
-// kept 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes checks
-// the figures.
+// Per base type: the state (1 byte); per grouped type its groups entry
+// (4), and the bucket starts (at most 1 byte a type): 6 at most, about
+// 5.5 on a 7.2 vmlinux. Per type reached: hash, tag, lh, fin, id and
+// chain link (33 bytes) and 8 to 16 of slots (idIndex). d.hash and the
+// others, and d.next, hold the table's types only. The whole base's
+// hashing kept 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes
+// checks the figures.
 
 // hashedID is a base id with a hash.
 type hashedID struct {
@@ -76,12 +78,15 @@ type hashedID struct {
 type lazyBase struct {
 	n     uint32
 	state []uint8 // by base id: lz* bits
-	// groups: key<<32 | id of every grouped base type, sorted (a group is
-	// a run, in id order); gstart[b] is the index of the first whose key's
-	// top bits (key>>gshift) are b or more.
-	groups []uint64
+	// groups: of every grouped base type, its key's low bits above its
+	// id (the low idBits), bucketed by the key's top bits (key>>gshift;
+	// gstart[b] is the index of bucket b's first), sorted in a bucket (a
+	// group is a run, in id order). A group's key is folded to the bits
+	// kept (29 of 32).
+	groups []uint32
 	gstart []uint32
 	gshift uint8
+	idBits uint8
 	// byOff: names are keyed by their offset in the base's strings, which
 	// are unique (btf.Strings.Unique); else by content.
 	byOff bool
@@ -193,21 +198,32 @@ func tagKey(nameHash uint64, t btf.Type, w []uint32, ref func(uint32) uint32) ui
 // isTagKind reports whether k is grouped by tagKey.
 func isTagKind(k btf.Kind) bool { return k == btf.KindDeclTag || k == btf.KindTypeTag }
 
-// group returns the members of the group of key (key<<32 | id, in id
-// order).
-func (lz *lazyBase) group(key uint32) []uint64 {
+// group returns the members of the group of key (entries of groups, in
+// id order: lz.idOf gives their ids).
+func (lz *lazyBase) group(key uint32) []uint32 {
 	b := key >> lz.gshift
 	g := lz.groups[lz.gstart[b]:lz.gstart[b+1]]
+	ib := lz.idBits & 31
+	low := lz.entry(key, 0) >> ib
 	i := 0
-	for i < len(g) && uint32(g[i]>>32) < key {
+	for i < len(g) && g[i]>>ib < low {
 		i++
 	}
 	j := i
-	for j < len(g) && uint32(g[j]>>32) == key {
+	for j < len(g) && g[j]>>ib == low {
 		j++
 	}
 	return g[i:j]
 }
+
+// entry is the groups entry of base type id with group key.
+func (lz *lazyBase) entry(key, id uint32) uint32 {
+	ib := lz.idBits & 31
+	return (key&(1<<(32-ib)-1))<<ib | id
+}
+
+// idOf is the base id of a groups entry.
+func (lz *lazyBase) idOf(e uint32) uint32 { return e & (1<<(lz.idBits&31) - 1) }
 
 // offHash stands for a name's hash in a group key when names are keyed
 // by offset.
@@ -460,8 +476,8 @@ func (d *Incremental) nextOf(c uint32) uint32 {
 // lazyGroup links the members of the group of key into the hash chains.
 func (d *Incremental) lazyGroup(key uint32) {
 	lz := d.lz
-	for _, m := range lz.group(key) {
-		if c := uint32(m); lz.state[c]&lzLinked == 0 {
+	for _, e := range lz.group(key) {
+		if c := lz.idOf(e); lz.state[c]&lzLinked == 0 {
 			d.linkBase(c)
 		}
 	}

@@ -250,7 +250,7 @@ func TestLazyBaseNameKeys(t *testing.T) {
 }
 
 // TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 1
-// byte a type, 8 a grouped type, at most 1 of group starts, and 8 to 16
+// byte a type, 4 a grouped type, at most 1 of group starts, and 8 to 16
 // of slots a type reached.
 func TestLazyBaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(33))
@@ -265,8 +265,8 @@ func TestLazyBaseBytes(t *testing.T) {
 			continue
 		}
 		lz, n := d.lz, int(lz0(d))
-		perType := len(lz.state) + 8*len(lz.groups) + 4*len(lz.gstart)
-		if perType > 10*(n+1)+72 || len(lz.groups) > n || cap(d.next) > n/16+1 {
+		perType := len(lz.state) + 4*len(lz.groups) + 4*len(lz.gstart)
+		if perType > 6*(n+1)+72 || len(lz.groups) > n || cap(d.next) > n/16+1 {
 			t.Fatalf("%d base types: %d bytes of per-type tables, %d grouped", n, perType, len(lz.groups))
 		}
 		// The types reached: a slot of 4 bytes each, at most half full.

@@ -26,6 +26,7 @@ func (d *Incremental) lazyIndexBase() bool {
 	types, at, words := base.Raw()
 	gbits := max(4, bits.Len32(n)-3)
 	lz.gshift = uint8(32 - gbits)
+	lz.idBits = uint8(bits.Len32(n))
 	lz.gstart = make([]uint32, 1<<gbits+1)
 	packed := make([]uint64, 0, n)
 	roots, res := lz.keys(d, &packed, types, at, words)
@@ -64,30 +65,33 @@ func (d *Incremental) lazyIndexBase() bool {
 			d.baseBisimilar(x, c, &lz.view, seen)
 	}
 	var keyed []hashedID
-	g := lz.groups
-	for i := 0; i < len(g); {
-		e := i + 1
-		for e < len(g) && g[e]>>32 == g[i]>>32 {
-			e++
-		}
-		if e-i == 1 {
-			i = e
-			continue
-		}
-		keyed = keyed[:0]
-		for ; i < e; i++ {
-			keyed = append(keyed, hashedID{0, uint32(g[i])})
-		}
-		if len(keyed) > 8 {
-			if lz.bucketed(d, keyed, same) {
-				return d.lazyFails()
+	ib := lz.idBits & 31
+	for b := 0; b+1 < len(lz.gstart); b++ {
+		g := lz.groups[lz.gstart[b]:lz.gstart[b+1]]
+		for i := 0; i < len(g); {
+			e := i + 1
+			for e < len(g) && g[e]>>ib == g[i]>>ib {
+				e++
 			}
-			continue
-		}
-		for i, a := range keyed {
-			for _, b := range keyed[i+1:] {
-				if same(a.id, b.id) {
+			if e-i == 1 {
+				i = e
+				continue
+			}
+			keyed = keyed[:0]
+			for ; i < e; i++ {
+				keyed = append(keyed, hashedID{0, lz.idOf(g[i])})
+			}
+			if len(keyed) > 8 {
+				if lz.bucketed(d, keyed, same) {
 					return d.lazyFails()
+				}
+				continue
+			}
+			for i, a := range keyed {
+				for _, b := range keyed[i+1:] {
+					if same(a.id, b.id) {
+						return d.lazyFails()
+					}
 				}
 			}
 		}
@@ -181,20 +185,21 @@ func (lz *lazyBase) keys(d *Incremental, keyed *[]uint64, types []btf.Type, at, 
 	return roots, keysOK
 }
 
-// sortGroups makes lz.groups keyed (key<<32 | id, in id order) sorted,
-// and lz.gstart the start of each run of the keys' top bits (counted by
-// keys): a counting sort by the top bits, then an insertion sort of each
-// run (a few entries).
+// sortGroups makes lz.groups of keyed (key<<32 | id, in id order) and
+// lz.gstart the start of each bucket (counted by keys): a counting sort
+// by the keys' top bits, then an insertion sort of each bucket (a few
+// entries).
 func (lz *lazyBase) sortGroups(keyed []uint64) {
 	for i := 1; i < len(lz.gstart); i++ {
 		lz.gstart[i] += lz.gstart[i-1]
 	}
 	cur := slices.Clone(lz.gstart[:len(lz.gstart)-1])
-	g := make([]uint64, len(keyed))
-	shift := 32 + lz.gshift
+	g := make([]uint32, len(keyed))
+	shift, ib := 32+lz.gshift&31, lz.idBits&31
+	low := uint32(1)<<(32-ib) - 1
 	for _, x := range keyed {
 		b := x >> shift
-		g[cur[b]] = x
+		g[cur[b]] = (uint32(x>>32)&low)<<ib | uint32(x)
 		cur[b]++
 	}
 	for b := 0; b+1 < len(lz.gstart); b++ {
