@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/btfstream/btfstream/btf"
 )
@@ -91,6 +92,11 @@ type lazyBase struct {
 	// are unique (btf.Strings.Unique); else by content.
 	byOff bool
 	strs  *btf.Strings
+	// names: the base offsets of the batch names nameHash found (Find),
+	// by content hash (nameH) in nameOff.
+	names   hindex
+	nameH   []uint64
+	nameOff []uint32
 	// slot: base id -> 1 + the index of its values in the arrays below
 	// (0: none yet); hash, tag, lh, fin and next are d.hash's and so on
 	// of the base types reached, ids the base id of each.
@@ -111,6 +117,7 @@ const (
 	lzHash               // hash is set
 	lzLinked             // in the hash chain of its hash
 	lzAnon               // an unnamed type that is not an aggregate (anonKey's group)
+	lzGroup              // the first member of a group all linked
 )
 
 // Group key kinds.
@@ -203,15 +210,15 @@ func isTagKind(k btf.Kind) bool { return k == btf.KindDeclTag || k == btf.KindTy
 func (lz *lazyBase) group(key uint32) []uint32 {
 	b := key >> lz.gshift
 	g := lz.groups[lz.gstart[b]:lz.gstart[b+1]]
-	ib := lz.idBits & 31
-	low := lz.entry(key, 0) >> ib
-	i := 0
-	for i < len(g) && g[i]>>ib < low {
-		i++
-	}
-	j := i
-	for j < len(g) && g[j]>>ib == low {
-		j++
+	// Entries sort by key bits, then id: the group's are from the first
+	// entry of its key bits with id 0 to the first of the next key bits.
+	first := lz.entry(key, 0)
+	next := first + 1<<(lz.idBits&31)
+	i, _ := slices.BinarySearch(g, first)
+	j := len(g)
+	if next > first { // else first's key bits are the largest
+		j, _ = slices.BinarySearch(g[i:], next)
+		j += i
 	}
 	return g[i:j]
 }
@@ -230,22 +237,36 @@ func (lz *lazyBase) idOf(e uint32) uint32 { return e & (1<<(lz.idBits&31) - 1) }
 func offHash(off uint32) uint64 { return mix(0x6f66667365740000, uint64(off)) }
 
 // nameHash returns what stands for the name at off (b: its bytes and
-// what follows, not empty) in a group key: its hash, or, keyed by offset, that of
-// the offset of the base's string equal to it; false if the base has no
-// such string (no base type has that name).
+// what follows, not empty) in a group key: its hash, or, keyed by
+// offset, that of the offset of the base's string equal to it; false if
+// the base has no such string (no base type has that name).
 func (lz *lazyBase) nameHash(off uint32, b []byte) (uint64, bool) {
 	if !lz.byOff {
 		return cstrHash(b), true
 	}
 	// b is the base's string at off if it is where the base keeps it (a
 	// prepared batch's strings are its own, offsets from 0).
-	if data := lz.view.local; off > 0 && off < uint32(len(data)) && &b[0] == &data[off] && data[off-1] == 0 {
+	data := lz.view.local
+	if off > 0 && off < uint32(len(data)) && &b[0] == &data[off] && data[off-1] == 0 {
 		return offHash(off), true
 	}
-	if e := bytes.IndexByte(b, 0); e >= 0 {
-		b = b[:e]
+	// Names found before, by content hash and checked by content (a batch
+	// names what the units before it named).
+	h := cstrHash(b)
+	if v := lz.names.find(h, lz.nameH, 1); v != 0 {
+		if o := lz.nameOff[v-1]; cstrEq(data[o:], b) {
+			return offHash(o), true
+		}
 	}
-	o, ok := lz.strs.Find(b)
+	s := b
+	if e := bytes.IndexByte(b, 0); e >= 0 {
+		s = b[:e]
+	}
+	o, ok := lz.strs.Find(s)
+	if ok {
+		lz.nameH, lz.nameOff = append(lz.nameH, h), append(lz.nameOff, uint32(o))
+		lz.names.put(h, uint32(len(lz.nameH)), lz.nameH, 1)
+	}
 	return offHash(uint32(o)), ok
 }
 
@@ -476,11 +497,16 @@ func (d *Incremental) nextOf(c uint32) uint32 {
 // lazyGroup links the members of the group of key into the hash chains.
 func (d *Incremental) lazyGroup(key uint32) {
 	lz := d.lz
-	for _, e := range lz.group(key) {
+	g := lz.group(key)
+	if len(g) == 0 || lz.state[lz.idOf(g[0])]&lzGroup != 0 {
+		return
+	}
+	for _, e := range g {
 		if c := lz.idOf(e); lz.state[c]&lzLinked == 0 {
 			d.linkBase(c)
 		}
 	}
+	lz.state[lz.idOf(g[0])] |= lzGroup
 }
 
 // linkKind links every base type of kind k into the hash chains.

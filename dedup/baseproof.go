@@ -98,6 +98,7 @@ func (d *Incremental) lazyIndexBase() bool {
 	}
 	d.baseIndex.reset(0)
 	d.index.reset(0)
+	lz.names.reset(0)
 	return true
 }
 
