@@ -92,11 +92,13 @@ type lazyBase struct {
 	// are unique (btf.Strings.Unique); else by content.
 	byOff bool
 	strs  *btf.Strings
-	// names: the base offsets of the batch names nameHash found (Find),
-	// by content hash (nameH) in nameOff.
+	// names: the batch names nameHash looked up, by content hash (nameH):
+	// their base offsets in nameOff, or, for those the base does not have,
+	// notBase and their offset in notIn (a copy, NUL-terminated).
 	names   hindex
 	nameH   []uint64
 	nameOff []uint32
+	notIn   []byte
 	// slot: base id -> 1 + the index of its values in the arrays below
 	// (0: none yet); hash, tag, lh, fin and next are d.hash's and so on
 	// of the base types reached, ids the base id of each.
@@ -213,12 +215,22 @@ func (lz *lazyBase) group(key uint32) []uint32 {
 	// Entries sort by key bits, then id: the group's are from the first
 	// entry of its key bits with id 0 to the first of the next key bits.
 	first := lz.entry(key, 0)
-	next := first + 1<<(lz.idBits&31)
-	i, _ := slices.BinarySearch(g, first)
-	j := len(g)
-	if next > first { // else first's key bits are the largest
-		j, _ = slices.BinarySearch(g[i:], next)
-		j += i
+	last := first | (1<<(lz.idBits&31) - 1) // the largest entry of the group
+	if len(g) > 16 {                        // a large group's bucket
+		i, _ := slices.BinarySearch(g, first)
+		j, found := slices.BinarySearch(g[i:], last)
+		if found {
+			j++
+		}
+		return g[i : i+j]
+	}
+	i := 0
+	for i < len(g) && g[i] < first {
+		i++
+	}
+	j := i
+	for j < len(g) && g[j] <= last {
+		j++
 	}
 	return g[i:j]
 }
@@ -250,12 +262,16 @@ func (lz *lazyBase) nameHash(off uint32, b []byte) (uint64, bool) {
 	if off > 0 && off < uint32(len(data)) && &b[0] == &data[off] && data[off-1] == 0 {
 		return offHash(off), true
 	}
-	// Names found before, by content hash and checked by content (a batch
-	// names what the units before it named).
+	// Names looked up before, by content hash and checked by content (a
+	// batch names what the units before it named).
 	h := cstrHash(b)
 	if v := lz.names.find(h, lz.nameH, 1); v != 0 {
-		if o := lz.nameOff[v-1]; cstrEq(data[o:], b) {
+		o := lz.nameOff[v-1]
+		if o&notBase == 0 && cstrEq(data[o:], b) {
 			return offHash(o), true
+		}
+		if o&notBase != 0 && cstrEq(lz.notIn[o&^notBase:], b) {
+			return 0, false
 		}
 	}
 	s := b
@@ -263,12 +279,22 @@ func (lz *lazyBase) nameHash(off uint32, b []byte) (uint64, bool) {
 		s = b[:e]
 	}
 	o, ok := lz.strs.Find(s)
-	if ok {
-		lz.nameH, lz.nameOff = append(lz.nameH, h), append(lz.nameOff, uint32(o))
-		lz.names.put(h, uint32(len(lz.nameH)), lz.nameH, 1)
+	v := uint32(o)
+	if !ok {
+		if uint64(len(lz.notIn)) >= notBase {
+			return 0, false // not kept
+		}
+		v = notBase | uint32(len(lz.notIn))
+		lz.notIn = append(append(lz.notIn, s...), 0)
 	}
+	lz.nameH, lz.nameOff = append(lz.nameH, h), append(lz.nameOff, v)
+	lz.names.put(h, uint32(len(lz.nameH)), lz.nameH, 1)
 	return offHash(uint32(o)), ok
 }
+
+// notBase marks a name in lazyBase.nameOff that the base does not have:
+// the rest is its offset in notIn.
+const notBase = 1 << 31
 
 func aggKeyOf(lh uint64) uint32 { return groupKey(finalize(mix(gkAgg, lh))) }
 

@@ -233,18 +233,32 @@ func TestLazyBaseNameKeys(t *testing.T) {
 		if d.lz == nil || d.lz.byOff != c.byOff {
 			t.Fatalf("%s: on demand %v, want keyed by offsets %v", c.name, d.lz != nil, c.byOff)
 		}
-		b := d.NewBatch()
-		b.Strings().Append("int") // the batch's own copy, not the base's offset
-		first := b.Add(intOf(b, btf.StrOff(b.Strings().Len()-4)), 32)
-		if got := b.Name(first); got != "int" {
-			t.Fatalf("%s: batch type named %q", c.name, got)
+		// Each name twice: looked up, then remembered (nameHash).
+		var long btf.TypeID
+		for i, name := range []string{"long", "int", "long", "int"} {
+			b := d.NewBatch()
+			// The batch's own copy, not the base's offset.
+			off := b.Strings().Append(name)
+			id := b.Add(intOf(b, off), 32)
+			if got := b.Name(id); got != name {
+				t.Fatalf("%s: batch type named %q", c.name, got)
+			}
+			remap, err := d.AddBatch(b)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			got := remap.Map(id)
+			switch {
+			case name == "int" && got != 1:
+				t.Errorf("%s: batch %d's int maps to [%d], want the base's [1]", c.name, i, got)
+			case name == "long" && i == 0:
+				long = got
+			case name == "long" && got != long:
+				t.Errorf("%s: batch %d's long maps to [%d], want the table's [%d]", c.name, i, got, long)
+			}
 		}
-		remap, err := d.AddBatch(b)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if got := remap.Map(first); got != 1 {
-			t.Errorf("%s: batch int maps to [%d], want the base's [1]", c.name, got)
+		if long <= 1 {
+			t.Errorf("%s: long maps to [%d], in the base", c.name, long)
 		}
 	}
 }
