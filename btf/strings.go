@@ -36,6 +36,9 @@ type Strings struct {
 	seed    maphash.Seed
 	// indexed is how many bytes of data are in the lookup set.
 	indexed int
+	// dups: indexing met a string equal to one before it, or an empty
+	// string other than a table's first (Unique).
+	dups bool
 	// memo remembers recent Add(string) results by the string's identity
 	// (see Add); allocated on first use, unless noMemo.
 	memo   []memoEntry
@@ -106,7 +109,7 @@ func (s *Strings) NoMemo() *Strings {
 func (s *Strings) Reset() {
 	s.data = append(s.data[:0], 0)
 	clear(s.slots)
-	s.used, s.indexed = 0, 0
+	s.used, s.indexed, s.dups = 0, 0, false
 	clear(s.memo)
 }
 
@@ -129,8 +132,18 @@ func (s *Strings) GrowIndex(n int) {
 // indexes the strings again, finding the first of equal ones as before.
 // On a vmlinux's 2 MB of strings the set takes another 1 MiB.
 func (s *Strings) DropIndex() {
-	s.slots, s.used, s.indexed = nil, 0, 0
+	s.slots, s.used, s.indexed, s.dups = nil, 0, 0, false
 	s.memo = nil
+}
+
+// Unique reports whether no two strings of the table's local bytes are
+// equal: every offset just after a NUL (and the first) holds a string of
+// its own, the empty string only at offset 0 of a table without base. The
+// keys of a lookup by name can then be offsets (of string starts) instead
+// of contents. It indexes the strings first, which Add and Find do too.
+func (s *Strings) Unique() bool {
+	s.index()
+	return !s.dups
 }
 
 // View returns a read-only view of the strings so far, sharing their
@@ -327,7 +340,11 @@ func (s *Strings) index() {
 			}
 			if i, ok := s.slot(str, h); !ok {
 				s.insertAt(i, h, uint32(o))
+			} else {
+				s.dups = true
 			}
+		} else if o > 0 || s.base != nil {
+			s.dups = true
 		}
 		s.indexed = o + end + 1
 	}

@@ -136,3 +136,43 @@ func TestStringsIndexGrows(t *testing.T) {
 		t.Errorf("split: AddBytes of a new string = %d, want %d", got, r.Len())
 	}
 }
+
+// TestStringsUnique: Unique is false exactly when two string starts hold
+// equal strings (or an empty string is not the table's first).
+func TestStringsUnique(t *testing.T) {
+	base := StringsFromBytes([]byte("\x00int\x00long\x00"), nil)
+	for _, tc := range []struct {
+		name string
+		data string
+		base *Strings
+		want bool
+	}{
+		{"distinct", "\x00int\x00long\x00char\x00", nil, true},
+		{"repeat", "\x00int\x00long\x00int\x00", nil, false},
+		{"tail is no start", "\x00xint\x00int\x00", nil, true},
+		{"second empty", "\x00int\x00\x00long\x00", nil, false},
+		{"split distinct", "char\x00short\x00", base, true},
+		{"split repeats local", "char\x00char\x00", base, false},
+		{"split empty", "char\x00\x00", base, false},
+	} {
+		s := StringsFromBytes([]byte(tc.data), tc.base)
+		if got := s.Unique(); got != tc.want {
+			t.Errorf("%s: Unique() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Appended duplicates are seen once indexed; DropIndex forgets them
+	// only until the strings are indexed again.
+	s := NewStrings(nil)
+	s.Add("a")
+	if !s.Unique() {
+		t.Fatal("one string: not unique")
+	}
+	s.Append("a")
+	if s.Unique() {
+		t.Fatal("appended duplicate: unique")
+	}
+	s.DropIndex()
+	if s.Unique() {
+		t.Fatal("duplicate after DropIndex and indexing again: unique")
+	}
+}

@@ -211,28 +211,27 @@ func (d *Incremental) indexBaseAggregates() {
 	}
 	d.agg.reset(0)
 	d.aggID = []uint32{}
-	for id := uint32(1); id < uint32(d.base.NextID()); id++ {
-		t := d.base.Type(btf.TypeID(id))
-		if k := t.Kind(); (k != btf.KindStruct && k != btf.KindUnion) || d.canonEx(id) != id {
-			continue
-		}
-		d.aggSig = append(d.aggSig, d.exLH(id))
-		d.aggID = append(d.aggID, id)
-		d.aggNext = append(d.aggNext, d.agg.put(d.aggSig[len(d.aggSig)-1], uint32(len(d.aggID)), d.aggSig, 1))
-	}
 	d.baseFwd = d.baseFwd[:0]
 	s := viewOf(d.base.Strings())
-	for id := uint32(1); id < uint32(d.base.NextID()); id++ {
-		t := d.base.Type(btf.TypeID(id))
-		if t.Kind() != btf.KindFwd {
-			continue
+	types, _, _ := d.base.Raw()
+	for i, t := range types {
+		id := uint32(i + 1)
+		switch t.Kind() {
+		case btf.KindStruct, btf.KindUnion:
+			if d.canonEx(id) != id {
+				continue
+			}
+			d.aggSig = append(d.aggSig, d.exLH(id))
+			d.aggID = append(d.aggID, id)
+			d.aggNext = append(d.aggNext, d.agg.put(d.aggSig[len(d.aggSig)-1], uint32(len(d.aggID)), d.aggSig, 1))
+		case btf.KindFwd:
+			key, cut := cutKey(node{t: t, s: &s})
+			if !cut {
+				d.baseFwdAnon = true
+				continue
+			}
+			d.baseFwd = append(d.baseFwd, baseFwd{key, id})
 		}
-		key, cut := cutKey(node{t: t, s: &s})
-		if !cut {
-			d.baseFwdAnon = true
-			continue
-		}
-		d.baseFwd = append(d.baseFwd, baseFwd{key, id})
 	}
 	slices.SortFunc(d.baseFwd, func(a, b baseFwd) int { return cmp.Compare(a.key, b.key) })
 }

@@ -9,13 +9,19 @@ import "github.com/btfstream/btfstream/btf"
 // puts every base type in a group, and a type's hashes and its place in
 // the hash chains are made when a lookup first needs them.
 //
-// Groups. A named type's group key is its name (by content), but a
+// Groups. A named type's group key is its name, but a
 // DECL_TAG's or TYPE_TAG's (a tag name is shared by hundreds) is its name
 // with its kind, numbers and edges; an unnamed STRUCT, UNION, ENUM,
 // ENUM64 or FWD's is its label hash; any other unnamed type's (PTR,
 // CONST, ARRAY, FUNC_PROTO, ...) is its kind, its numbers and its edges
-// as ids (anonKey: no string is read). Keys are folded to 32 bits (two
-// groups that fold alike are one, which only adds candidates). Every type
+// as ids (anonKey: no string is read). A name is keyed by its offset if
+// the base's strings are unique (btf.Strings.Unique: equal names, equal
+// offsets) and every base name is at a string's start; a batch type's
+// name then by the offset of the base's equal string (Find; none: no base
+// type has that name). Else it is keyed by content. Keys are folded to 32
+// bits, and to 29 in groups (two groups that fold alike are one, which
+// only adds candidates), which holds them with their types' ids, 4 bytes
+// a type. Every type
 // that can match a batch type v has v's group: a match needs equal
 // labels, hence an equal name or an equal label hash, and, for the
 // others, which are only looked up by their exact resolved edges
@@ -50,12 +56,13 @@ import "github.com/btfstream/btfstream/btf"
 // reached; lzState records what is known. d.hash and the others hold the
 // table's types only (from d.hoff, the first table id, on).
 //
-// Per base type: the state (1 byte), the group key (4), the group link
-// (4), the index of its values (4) and its hash chain link (d.next, 4):
-// 17 bytes, and the group slots, 4 bytes a slot at most half full (8 to
-// 16 bytes a type; 8.9 on a 7.2 vmlinux). The whole base's hashing kept
-// 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes checks the
-// figures.
+// Per base type: the state (1 byte); per grouped type its groups entry
+// (4), and the bucket starts (at most 1 byte a type): 6 at most, about
+// 5.5 on a 7.2 vmlinux. Per type reached: hash, tag, lh, fin, id and
+// chain link (33 bytes) and 8 to 16 of slots (idIndex). d.hash and the
+// others, and d.next, hold the table's types only. The whole base's
+// hashing kept 29 bytes a type and an index of 8 to 16. TestLazyBaseBytes
+// checks the figures.
 
 // hashedID is a base id with a hash.
 type hashedID struct {
@@ -66,22 +73,37 @@ type hashedID struct {
 // lazyBase is the on-demand state of a base's n types.
 type lazyBase struct {
 	n     uint32
-	state []uint8  // by base id: lz* bits
-	gkey  []uint32 // by base id: group key
-	gnext []uint32 // by base id: the group's next older member, 0 ends
-	// gslot: open addressing, the newest member of each group, at most
-	// half full.
-	gslot []uint32
-	// slot: by base id, 1 + the index of its values in the arrays below
-	// (0: none yet); hash, tag, lh and fin are d.hash's and so on of the
-	// base types reached, ids the base id of each.
-	slot          []uint32
-	hash, tag, lh []uint64
-	fin           []bool
-	ids           []uint32
-	view          strView
-	linked        [btf.MaxKind + 1]bool
-	stack, pos    []uint32 // baseReady's, reused
+	state []uint8 // by base id: lz* bits
+	// groups: of every grouped base type, its key's low bits above its
+	// id (the low idBits), bucketed by the key's top bits (key>>gshift;
+	// gstart[b] is the index of bucket b's first), sorted in a bucket (a
+	// group is a run, in id order). A group's key is folded to the bits
+	// kept (29 of 32).
+	groups []uint32
+	gstart []uint32
+	gshift uint8
+	idBits uint8
+	// byOff: names are keyed by their offset in the base's strings, which
+	// are unique (btf.Strings.Unique); else by content.
+	byOff bool
+	strs  *btf.Strings
+	// names: the batch names nameHash looked up, by content hash (nameH):
+	// their base offsets in nameOff, or, for those the base does not have,
+	// notBase and their offset in notIn (a copy, NUL-terminated).
+	names   hindex
+	nameH   []uint64
+	nameOff []uint32
+	notIn   []byte
+	// slot: base id -> 1 + the index of its values in the arrays below
+	// (0: none yet); hash, tag, lh, fin and next are d.hash's and so on
+	// of the base types reached, ids the base id of each.
+	slot                    idIndex
+	hash, tag, lh           []uint64
+	fin                     []bool
+	ids, next               []uint32
+	view                    strView
+	linked                  [btf.MaxKind + 1]bool
+	stack, pos, vals, edges []uint32 // baseReady's, reused
 }
 
 // lzState bits.
@@ -91,9 +113,8 @@ const (
 	lzCut                // a cut point (lh and tag are its cutKey)
 	lzHash               // hash is set
 	lzLinked             // in the hash chain of its hash
-	lzShared             // its group key is another type's too
 	lzAnon               // an unnamed type that is not an aggregate (anonKey's group)
-	lzKeyed              // in a group (not VAR or DATASEC)
+	lzGroup              // the first member of a group all linked
 )
 
 // Group key kinds.
@@ -133,7 +154,8 @@ func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 	if !k.HasType() {
 		h = mix(h, uint64(t.SizeOrType))
 	}
-	if sh := shapes[k]; sh.stride != 0 {
+	// A FUNC_PROTO's words are names and edges only.
+	if sh := &shapes[k]; sh.stride != 0 && k != btf.KindFuncProto {
 		p := 0
 		for _, x := range w {
 			if sh.class[p] == wNum {
@@ -144,12 +166,27 @@ func anonKey(t btf.Type, w []uint32, ref func(uint32) uint32) uint32 {
 			}
 		}
 	}
-	for j, m := 0, numRefs(t, w); j < m; j++ {
-		c := refAt(t, w, j)
+	// The edges, as numRefs and refAt read them.
+	rs := &refShapes[k&0x7f]
+	if rs.hasType {
+		c := t.SizeOrType
 		if ref != nil {
 			c = ref(c)
 		}
 		h = mix(h, uint64(c))
+	}
+	if rs.stride != 0 {
+		m := int(rs.fixed)
+		if m == 0 {
+			m = int(t.Vlen())
+		}
+		for j := int(rs.first); m > 0; j, m = j+int(rs.stride), m-1 {
+			c := w[j]
+			if ref != nil {
+				c = ref(c)
+			}
+			h = mix(h, uint64(c))
+		}
 	}
 	return groupKey(finalize(h))
 }
@@ -165,28 +202,22 @@ func tagKey(nameHash uint64, t btf.Type, w []uint32, ref func(uint32) uint32) ui
 // isTagKind reports whether k is grouped by tagKey.
 func isTagKind(k btf.Kind) bool { return k == btf.KindDeclTag || k == btf.KindTypeTag }
 
-// groupHead returns the newest member of the group of key, or 0.
-func (lz *lazyBase) groupHead(key uint32) uint32 {
-	mask := uint32(len(lz.gslot) - 1)
-	for i := key & mask; ; i = (i + 1) & mask {
-		if c := lz.gslot[i]; c == 0 || lz.gkey[c] == key {
-			return c
-		}
-	}
-}
-
 func aggKeyOf(lh uint64) uint32 { return groupKey(finalize(mix(gkAgg, lh))) }
 
 // at returns the index of base type id's values, making room for them.
 func (lz *lazyBase) at(id uint32) uint32 {
-	if s := lz.slot[id]; s != 0 {
+	if s := lz.slotOf(id); s != 0 {
 		return s - 1
 	}
 	lz.ids = append(lz.ids, id)
 	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, 0), append(lz.tag, 0), append(lz.lh, 0), append(lz.fin, false)
-	lz.slot[id] = uint32(len(lz.ids))
+	lz.next = append(lz.next, 0)
+	lz.slot.add(lz.ids)
 	return uint32(len(lz.ids) - 1)
 }
+
+// slotOf returns 1 + the index of base type id's values, or 0.
+func (lz *lazyBase) slotOf(id uint32) uint32 { return lz.slot.find(id, lz.ids) }
 
 // isBase reports whether id is a base type indexed on demand.
 func (d *Incremental) isBase(id uint32) bool { return d.lz != nil && id <= d.lz.n }
@@ -221,7 +252,7 @@ func (d *Incremental) exLH(id uint32) uint64 {
 		return d.lh[id-d.hoff]
 	}
 	if d.lz.state[id]&lzReady != 0 {
-		return d.lz.lh[d.lz.slot[id]-1]
+		return d.lz.lh[d.lz.slotOf(id)-1]
 	}
 	nd := d.baseNode(id)
 	if key, cut := cutKey(nd); cut {
@@ -239,7 +270,7 @@ func (d *Incremental) exHash(id uint32) uint64 {
 	if lz.state[id]&lzHash == 0 {
 		d.baseHashOf(id)
 	}
-	return lz.hash[lz.slot[id]-1]
+	return lz.hash[lz.slotOf(id)-1]
 }
 
 func (d *Incremental) baseNode(id uint32) node {
@@ -252,64 +283,76 @@ func (d *Incremental) baseNode(id uint32) node {
 func (d *Incremental) baseReady(root uint32) uint32 {
 	lz := d.lz
 	if lz.state[root]&lzReady != 0 {
-		return lz.slot[root] - 1
+		return lz.slotOf(root) - 1
 	}
-	// visit gives x its lh and reports whether it is to be searched.
-	visit := func(x uint32) bool {
+	// visit gives x its lh and returns the index of its values and
+	// whether it is to be searched.
+	visit := func(x uint32) (uint32, bool) {
 		nd := d.baseNode(x)
 		i := lz.at(x)
 		if key, cut := cutKey(nd); cut {
 			lz.lh[i], lz.tag[i], lz.fin[i] = key, key, true
 			lz.state[x] |= lzReady | lzCut
-			return false
+			return i, false
 		}
 		lz.lh[i], lz.fin[i] = labelHash(nd), true
 		lz.state[x] |= lzOpen
-		return true
+		return i, true
 	}
-	if !visit(root) {
-		return lz.slot[root] - 1
+	ri, ok := visit(root)
+	if !ok {
+		return ri
 	}
-	stack, pos := append(lz.stack[:0], root), append(lz.pos[:0], 0)
-	defer func() { lz.stack, lz.pos = stack[:0], pos[:0] }()
+	// stack: the ids searched, pos: the next edge of each, at: the index
+	// of its values.
+	stack, pos, at := append(lz.stack[:0], root), append(lz.pos[:0], 0), append(lz.vals[:0], ri)
+	defer func() { lz.stack, lz.pos, lz.vals = stack[:0], pos[:0], at[:0] }()
 	for len(stack) > 0 {
 		top := len(stack) - 1
-		x := stack[top]
-		xi := lz.slot[x] - 1
+		x, xi := stack[top], at[top]
 		t, w := d.base.Type(btf.TypeID(x)), d.base.Extra(btf.TypeID(x))
 		if j := int(pos[top]); j < numRefs(t, w) {
 			pos[top]++
 			c := refAt(t, w, j)
 			s := lz.state[c]
 			switch {
-			case s&lzReady != 0:
-				lz.fin[xi] = lz.fin[xi] && lz.fin[lz.slot[c]-1]
+			case s&lzReady != 0: // read when x is done
 			case s&lzOpen != 0:
 				lz.fin[xi] = false
-			case visit(c):
-				stack, pos = append(stack, c), append(pos, 0)
+			default:
+				if ci, ok := visit(c); ok {
+					stack, pos, at = append(stack, c), append(pos, 0), append(at, ci)
+				}
 			}
 			continue
 		}
-		stack, pos = stack[:top], pos[:top]
+		stack, pos, at = stack[:top], pos[:top], at[:top]
+		// Every edge now leads to a type done (or open: fin is false).
+		k := numRefs(t, w)
+		edges := lz.edges[:0]
+		fin := lz.fin[xi]
+		for j := 0; j < k; j++ {
+			c := refAt(t, w, j)
+			ci := lz.slotOf(c) - 1
+			edges = append(edges, ci)
+			fin = fin && (lz.state[c]&lzReady == 0 || lz.fin[ci])
+		}
+		lz.edges = edges
 		h := lz.lh[xi]
-		if lz.fin[xi] {
-			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, lz.tag[lz.slot[refAt(t, w, j)]-1])
+		if fin {
+			for _, ci := range edges {
+				h = mix(h, lz.tag[ci])
 			}
 		} else {
-			for j, k := 0, numRefs(t, w); j < k; j++ {
-				h = mix(h, lz.lh[lz.slot[refAt(t, w, j)]-1])
+			for _, ci := range edges {
+				h = mix(h, lz.lh[ci])
 			}
 		}
+		lz.fin[xi] = fin
 		lz.tag[xi] = finalize(h)
 		lz.state[x] = lz.state[x]&^lzOpen | lzReady
-		if top > 0 {
-			p := lz.slot[stack[top-1]] - 1
-			lz.fin[p] = lz.fin[p] && lz.fin[xi]
-		}
 	}
-	return lz.slot[root] - 1
+	return ri
 }
 
 // baseHashOf sets the structural hash of base type id: its tag if it is
@@ -352,35 +395,50 @@ func (d *Incremental) linkBase(id uint32) {
 	lz := d.lz
 	lz.state[id] |= lzLinked
 	h := d.exHash(id)
+	i := lz.slotOf(id) - 1
 	head := d.baseHead(h)
 	if head != 0 && head > id {
-		p := head
-		for d.next[p] != 0 && d.next[p] > id {
-			p = d.next[p]
+		p := lz.slotOf(head) - 1
+		for nx := lz.next[p]; nx != 0 && nx > id; nx = lz.next[p] {
+			p = lz.slotOf(nx) - 1
 		}
-		d.next[id], d.next[p] = d.next[p], id
+		lz.next[i], lz.next[p] = lz.next[p], id
 		return
 	}
-	d.baseIndex.put(h, lz.slot[id], lz.hash, 1)
-	d.next[id] = head
+	d.baseIndex.put(h, i+1, lz.hash, 1)
+	lz.next[i] = head
 	t := d.index.find(h, d.hash, d.hoff)
 	if t == 0 {
 		return
 	}
-	for d.next[t] > lz.n {
-		t = d.next[t]
+	for d.next[t-d.hoff] > lz.n {
+		t = d.next[t-d.hoff]
 	}
-	d.next[t] = id
+	d.next[t-d.hoff] = id
+}
+
+// nextOf returns the next older id of c's hash chain (d.next's value; a
+// base type indexed on demand keeps its own).
+func (d *Incremental) nextOf(c uint32) uint32 {
+	if c >= d.hoff {
+		return d.next[c-d.hoff]
+	}
+	return d.lz.next[d.lz.slotOf(c)-1]
 }
 
 // lazyGroup links the members of the group of key into the hash chains.
 func (d *Incremental) lazyGroup(key uint32) {
 	lz := d.lz
-	for c := lz.groupHead(key); c != 0; c = lz.gnext[c] {
-		if lz.state[c]&lzLinked == 0 {
+	g := lz.group(key)
+	if len(g) == 0 || lz.state[lz.idOf(g[0])]&lzGroup != 0 {
+		return
+	}
+	for _, e := range g {
+		if c := lz.idOf(e); lz.state[c]&lzLinked == 0 {
 			d.linkBase(c)
 		}
 	}
+	lz.state[lz.idOf(g[0])] |= lzGroup
 }
 
 // linkKind links every base type of kind k into the hash chains.
@@ -424,15 +482,22 @@ func (d *Incremental) linkCandidates(n node, checked bool, resolve func(uint32) 
 		return r
 	}
 	b, isNamed := named(n.s, uint32(n.t.NameOff))
+	var nh uint64
+	if isNamed && !(checked && isTagKind(k)) {
+		var ok bool
+		if nh, ok = d.lz.nameHash(uint32(n.t.NameOff), b); !ok {
+			return // no base type has its name
+		}
+	}
 	switch {
 	case isNamed && !isTagKind(k):
-		d.lazyGroup(namedKey(cstrHash(b)))
+		d.lazyGroup(namedKey(nh))
 	case !isNamed && isAggKind(k):
 		d.lazyGroup(aggKeyOf(labelHash(n)))
 	case checked:
 		d.linkKind(k)
 	case isNamed:
-		if key := tagKey(cstrHash(b), n.t, n.w, resolved); inBase {
+		if key := tagKey(nh, n.t, n.w, resolved); inBase {
 			d.lazyGroup(key)
 		}
 	default:

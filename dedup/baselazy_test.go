@@ -75,7 +75,9 @@ func TestLazyBaseMatchesWhole(t *testing.T) {
 		cus, perms := genInput(rng, false)
 		for _, prepared := range []bool{false, true} {
 			want, _ := lazyOrNot(t, base, cus, perms, false, prepared)
+			lazyByContent = trial%3 == 1
 			got, lazy := lazyOrNot(t, base, cus, perms, true, prepared)
+			lazyByContent = false
 			if lazy && full.canon != nil {
 				t.Fatalf("trial %d: a base with duplicates was indexed on demand", trial)
 			}
@@ -105,7 +107,7 @@ func TestLazyBaseMatchesWhole(t *testing.T) {
 // and the hashes are those of the base hashed whole.
 func TestLazyChainComplete(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
-	checkedAll := 0
+	checkedAll, byOff := 0, 0
 	for trial := 0; trial < 300; trial++ {
 		bc, bp := genInput(rng, trial%2 == 0)
 		base, _, err := Dedup(concat(bc, bp))
@@ -127,6 +129,9 @@ func TestLazyChainComplete(t *testing.T) {
 			if d.lz == nil {
 				continue
 			}
+			if d.lz.byOff {
+				byOff++
+			}
 			for x := uint32(1); x <= n; x++ {
 				nx := d.baseNode(x)
 				if d.neverMerged(nx.t.Kind()) {
@@ -139,7 +144,7 @@ func TestLazyChainComplete(t *testing.T) {
 				}
 				in := map[uint32]bool{}
 				prev := n + 1
-				for c := d.chain(h); c != 0; c = d.next[c] {
+				for c := d.chain(h); c != 0; c = d.nextOf(c) {
 					if c >= prev || d.exHash(c) != h {
 						t.Fatalf("trial %d: chain of %d's hash has %d after %d (hash %x, want %x)", trial, x, c, prev, d.exHash(c), h)
 					}
@@ -162,9 +167,9 @@ func TestLazyChainComplete(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d lookups checked", checkedAll)
-	if checkedAll == 0 {
-		t.Fatal("no base was indexed on demand")
+	t.Logf("%d lookups checked, %d bases keyed by name offsets", checkedAll, byOff)
+	if checkedAll == 0 || byOff == 0 {
+		t.Fatal("no base was indexed on demand, or none by name offsets")
 	}
 }
 
@@ -200,8 +205,67 @@ func TestLazyBaseRefuses(t *testing.T) {
 	}
 }
 
-// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 17
-// bytes a type plus the group slots (8 to 16 bytes a type).
+// TestLazyBaseNameKeys: a base whose strings are unique is keyed by
+// name offsets; one with a type named by the tail of another string (not
+// at a string's start) by content; either way a batch type named like a
+// base type, in its own strings, finds it.
+func TestLazyBaseNameKeys(t *testing.T) {
+	intOf := func(s *btf.Spec, off btf.StrOff) btf.Type {
+		return btf.Type{NameOff: off, Info: btf.MakeInfo(btf.KindInt, 0, false), SizeOrType: 4}
+	}
+	for _, c := range []struct {
+		name  string
+		tail  bool
+		byOff bool
+	}{{"unique", false, true}, {"tail", true, false}} {
+		base := btf.NewSpec()
+		off := base.Strings().Add("xint")
+		if !c.tail {
+			off = base.Strings().Add("int")
+		} else {
+			off++
+		}
+		base.Add(intOf(base, off), 32)
+		d, err := NewIncremental(base)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d.lz == nil || d.lz.byOff != c.byOff {
+			t.Fatalf("%s: on demand %v, want keyed by offsets %v", c.name, d.lz != nil, c.byOff)
+		}
+		// Each name twice: looked up, then remembered (nameHash).
+		var long btf.TypeID
+		for i, name := range []string{"long", "int", "long", "int"} {
+			b := d.NewBatch()
+			// The batch's own copy, not the base's offset.
+			off := b.Strings().Append(name)
+			id := b.Add(intOf(b, off), 32)
+			if got := b.Name(id); got != name {
+				t.Fatalf("%s: batch type named %q", c.name, got)
+			}
+			remap, err := d.AddBatch(b)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			got := remap.Map(id)
+			switch {
+			case name == "int" && got != 1:
+				t.Errorf("%s: batch %d's int maps to [%d], want the base's [1]", c.name, i, got)
+			case name == "long" && i == 0:
+				long = got
+			case name == "long" && got != long:
+				t.Errorf("%s: batch %d's long maps to [%d], want the table's [%d]", c.name, i, got, long)
+			}
+		}
+		if long <= 1 {
+			t.Errorf("%s: long maps to [%d], in the base", c.name, long)
+		}
+	}
+}
+
+// TestLazyBaseBytes checks the per-base-type figure of baselazy.go: 1
+// byte a type, 4 a grouped type, at most 1 of group starts, and 8 to 16
+// of slots a type reached.
 func TestLazyBaseBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(33))
 	for trial := 0; trial < 50; trial++ {
@@ -215,9 +279,16 @@ func TestLazyBaseBytes(t *testing.T) {
 			continue
 		}
 		lz, n := d.lz, int(lz0(d))
-		perType := len(lz.state) + 4*len(lz.gkey) + 4*len(lz.gnext) + 4*len(lz.slot) + 4*(len(d.next))
-		if perType > 17*(n+1)+4*(cap(d.next)-len(d.next)) || len(lz.gslot) < 2*n || (n > 8 && len(lz.gslot) > 4*n) {
-			t.Fatalf("%d base types: %d bytes of per-type tables, %d group slots", n, perType, len(lz.gslot))
+		perType := len(lz.state) + 4*len(lz.groups) + 4*len(lz.gstart)
+		if perType > 6*(n+1)+72 || len(lz.groups) > n || cap(d.next) > n/16+1 {
+			t.Fatalf("%d base types: %d bytes of per-type tables, %d grouped", n, perType, len(lz.groups))
+		}
+		// The types reached: a slot of 4 bytes each, at most half full.
+		for x := uint32(1); x <= uint32(n); x++ {
+			d.exHash(x)
+			if reached := len(lz.ids); len(lz.slot.slots) > max(64, 4*reached) || len(lz.slot.slots) < 2*reached {
+				t.Fatalf("%d base types reached: %d slots", reached, len(lz.slot.slots))
+			}
 		}
 		return
 	}

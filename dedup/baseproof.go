@@ -17,106 +17,44 @@ import (
 func (d *Incremental) lazyIndexBase() bool {
 	base := d.base
 	n := uint32(base.Len())
-	lz := &lazyBase{n: n, state: make([]uint8, 1+n), gkey: make([]uint32, 1+n), gnext: make([]uint32, 1+n)}
-	lz.view = viewOf(base.Strings())
-	size := 16
-	for size < 2*int(n) {
-		size <<= 1
-	}
-	lz.gslot = make([]uint32, size)
+	lz := &lazyBase{n: n, state: make([]uint8, 1+n), strs: base.Strings()}
+	lz.view = viewOf(lz.strs)
+	// Names are keyed by offset when no two offsets hold one string (a
+	// base written by libbpf or by us), and every name is at a string's
+	// start; else by content.
+	lz.byOff = !lazyByContent && lz.strs.Base() == nil && lz.strs.Unique()
 	types, at, words := base.Raw()
-	// Keys first, then the slots, filled in the order of the slots the
-	// keys start at (a stable counting sort by their top bits, so a
-	// group's members still come in id order): they are then written
-	// nearly in sequence instead of at random.
-	mask := uint32(size - 1)
-	shift := max(bits.Len32(mask), 10) - 10
-	var count [1<<10 + 1]uint32
-	var roots []uint32 // unnamed non-aggregates with an edge to a type not older
-	for id := uint32(1); id <= n; id++ {
-		t, w := types[id-1], words[at[id-1]:at[id]:at[id]]
-		k := t.Kind()
-		up := false
-		for j, m := 0, numRefs(t, w); j < m; j++ {
-			c := refAt(t, w, j)
-			if c > n {
-				return false
-			}
-			up = up || c >= id
-		}
-		if d.neverMerged(k) {
-			continue
-		}
-		var key uint32
-		if b, ok := named(&lz.view, uint32(t.NameOff)); ok {
-			nh := cstrHash(b)
-			if isTagKind(k) {
-				key = tagKey(nh, t, w, nil)
-				lz.state[id] |= lzAnon
-				if up {
-					roots = append(roots, id)
-				}
-			} else {
-				key = namedKey(nh)
-			}
-		} else if isAggKind(k) {
-			key = aggKeyOf(labelHash(node{t, w, &lz.view}))
-		} else {
-			key = anonKey(t, w, nil)
-			lz.state[id] |= lzAnon
-			if up {
-				roots = append(roots, id)
-			}
-		}
-		lz.gkey[id] = key
-		lz.state[id] |= lzKeyed
-		count[(key&mask)>>shift+1]++
+	gbits := max(4, bits.Len32(n)-3)
+	lz.gshift = uint8(32 - gbits)
+	lz.idBits = uint8(bits.Len32(n))
+	lz.gstart = make([]uint32, 1<<gbits+1)
+	packed := make([]uint64, 0, n)
+	roots, res := lz.keys(d, &packed, types, at, words)
+	if res == keysNotStart {
+		lz.byOff = false
+		clear(lz.gstart)
+		roots, res = lz.keys(d, &packed, types, at, words)
 	}
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
+	if res != keysOK {
+		return false
 	}
-	order := make([]uint32, count[len(count)-1])
-	for id := uint32(1); id <= n; id++ {
-		if lz.state[id]&lzKeyed != 0 {
-			b := (lz.gkey[id] & mask) >> shift
-			order[count[b]] = id
-			count[b]++
-		}
-	}
-	var shared []uint32
-	for _, id := range order {
-		key := lz.gkey[id]
-		i := key & mask
-		for ; lz.gslot[i] != 0; i = (i + 1) & mask {
-			if c := lz.gslot[i]; lz.gkey[c] == key {
-				lz.gnext[id] = c
-				for _, x := range [2]uint32{c, id} {
-					if lz.state[x]&lzShared == 0 {
-						lz.state[x] |= lzShared
-						shared = append(shared, x)
-					}
-				}
-				break
-			}
-		}
-		lz.gslot[i] = id
-	}
-	order = nil
+	lz.sortGroups(packed)
+	packed = nil
 	if lz.anonCycle(roots, types, at, words) {
 		return d.lazyFails()
 	}
 	lz.state[0] = lzReady | lzHash | lzLinked
-	lz.slot = make([]uint32, 1+n)
 	d.lz = lz
 	d.hoff = 1 + n
 	d.hash = make([]uint64, 0, n/16)
 	d.tag = make([]uint64, 0, n/16)
 	d.lh = make([]uint64, 0, n/16)
 	d.fin = make([]bool, 0, n/16)
-	d.next = make([]uint32, 1+n, 1+n+n/16)
+	d.next = make([]uint32, 0, n/16)
 	lz.ids = append(lz.ids, 0)
 	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, voidTag), append(lz.tag, voidTag), append(lz.lh, voidTag), append(lz.fin, true)
-	lz.slot[0] = 1
+	lz.next = append(lz.next, 0)
+	lz.slot.add(lz.ids)
 	// Equivalent types have one group, one label and one structural
 	// hash. A small group's members are compared pair by pair (labels
 	// first); a large group's are bucketed by label hash, and the members
@@ -127,31 +65,155 @@ func (d *Incremental) lazyIndexBase() bool {
 			d.baseBisimilar(x, c, &lz.view, seen)
 	}
 	var keyed []hashedID
-	for _, x := range shared {
-		if lz.gnext[x] == 0 || lz.groupHead(lz.gkey[x]) != x {
-			continue // not a group's newest member
-		}
-		keyed = keyed[:0]
-		for c := x; c != 0; c = lz.gnext[c] {
-			keyed = append(keyed, hashedID{0, c})
-		}
-		if len(keyed) > 8 {
-			if lz.bucketed(d, keyed, same) {
-				return d.lazyFails()
+	ib := lz.idBits & 31
+	for b := 0; b+1 < len(lz.gstart); b++ {
+		g := lz.groups[lz.gstart[b]:lz.gstart[b+1]]
+		for i := 0; i < len(g); {
+			e := i + 1
+			for e < len(g) && g[e]>>ib == g[i]>>ib {
+				e++
 			}
-			continue
-		}
-		for i, a := range keyed {
-			for _, b := range keyed[i+1:] {
-				if same(a.id, b.id) {
+			if e-i == 1 {
+				i = e
+				continue
+			}
+			keyed = keyed[:0]
+			for ; i < e; i++ {
+				keyed = append(keyed, hashedID{0, lz.idOf(g[i])})
+			}
+			if len(keyed) > 8 {
+				if lz.bucketed(d, keyed, same) {
 					return d.lazyFails()
+				}
+				continue
+			}
+			for i, a := range keyed {
+				for _, b := range keyed[i+1:] {
+					if same(a.id, b.id) {
+						return d.lazyFails()
+					}
 				}
 			}
 		}
 	}
 	d.baseIndex.reset(0)
 	d.index.reset(0)
+	lz.names.reset(0)
 	return true
+}
+
+// lazyByContent makes lazyIndexBase key names by content (tests compare).
+var lazyByContent = false
+
+// keys results.
+const (
+	keysOK       = iota
+	keysBadEdge  // an edge names no type
+	keysNotStart // by offset, and a name is not at a string's start
+)
+
+// keys sets *keyed to key<<32 | id of every grouped base type, in id
+// order, counts them by the keys' top bits in lz.gstart[1:], marks the unnamed non-aggregates and tags (lzAnon) and
+// returns those of them with an edge to a type not older (anonCycle's
+// roots).
+func (lz *lazyBase) keys(d *Incremental, keyed *[]uint64, types []btf.Type, at, words []uint32) ([]uint32, int) {
+	n := lz.n
+	data := lz.view.local
+	var roots []uint32
+	out, count, shift := (*keyed)[:0], lz.gstart, lz.gshift
+	defer func() { *keyed = out }()
+	for i, t := range types {
+		id := uint32(i + 1)
+		w := words[at[i]:at[id]:at[id]]
+		k := t.Kind()
+		// The edges, as numRefs and refAt read them.
+		top := uint32(0) // the largest edge
+		sh := &refShapes[k&0x7f]
+		if sh.hasType {
+			top = t.SizeOrType
+		}
+		if sh.stride != 0 {
+			m := int(sh.fixed)
+			if m == 0 {
+				m = int(t.Vlen())
+			}
+			for j := int(sh.first); m > 0; j, m = j+int(sh.stride), m-1 {
+				top = max(top, w[j])
+			}
+		}
+		if top > n {
+			return nil, keysBadEdge
+		}
+		up := top >= id
+		lz.state[id] = 0
+		if d.neverMerged(k) {
+			continue
+		}
+		var nh uint64
+		isNamed := false
+		if off := uint32(t.NameOff); !lz.byOff {
+			var b []byte
+			if b, isNamed = named(&lz.view, off); isNamed {
+				nh = cstrHash(b)
+			}
+		} else if off != 0 {
+			// A start (after a NUL) of unique strings is not empty.
+			if off >= uint32(len(data)) || data[off-1] != 0 {
+				return nil, keysNotStart
+			}
+			nh, isNamed = offHash(off), true
+		}
+		var key uint32
+		switch {
+		case isNamed && !isTagKind(k):
+			key = namedKey(nh)
+		case !isNamed && isAggKind(k):
+			key = aggKeyOf(labelHash(node{t, w, &lz.view}))
+		default:
+			if isNamed {
+				key = tagKey(nh, t, w, nil)
+			} else {
+				key = anonKey(t, w, nil)
+			}
+			lz.state[id] |= lzAnon
+			if up {
+				roots = append(roots, id)
+			}
+		}
+		out = append(out, uint64(key)<<32|uint64(id))
+		count[key>>shift+1]++
+	}
+	return roots, keysOK
+}
+
+// sortGroups makes lz.groups of keyed (key<<32 | id, in id order) and
+// lz.gstart the start of each bucket (counted by keys): a counting sort
+// by the keys' top bits, then an insertion sort of each bucket (a few
+// entries).
+func (lz *lazyBase) sortGroups(keyed []uint64) {
+	for i := 1; i < len(lz.gstart); i++ {
+		lz.gstart[i] += lz.gstart[i-1]
+	}
+	cur := slices.Clone(lz.gstart[:len(lz.gstart)-1])
+	g := make([]uint32, len(keyed))
+	shift, ib := 32+lz.gshift&31, lz.idBits&31
+	low := uint32(1)<<(32-ib) - 1
+	for _, x := range keyed {
+		b := x >> shift
+		g[cur[b]] = (uint32(x>>32)&low)<<ib | uint32(x)
+		cur[b]++
+	}
+	for b := 0; b+1 < len(lz.gstart); b++ {
+		run := g[lz.gstart[b]:lz.gstart[b+1]]
+		for i := 1; i < len(run); i++ {
+			x, j := run[i], i
+			for ; j > 0 && run[j-1] > x; j-- {
+				run[j] = run[j-1]
+			}
+			run[j] = x
+		}
+	}
+	lz.groups = g
 }
 
 // lazyFails undoes what lazyIndexBase set up, for indexBase to hash the
@@ -159,7 +221,7 @@ func (d *Incremental) lazyIndexBase() bool {
 func (d *Incremental) lazyFails() bool {
 	d.lz = nil
 	d.hoff = 0
-	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, d.next[:1]
+	d.hash, d.tag, d.lh, d.fin, d.next = []uint64{voidTag}, []uint64{voidTag}, []uint64{voidTag}, []bool{true}, []uint32{0}
 	return false
 }
 

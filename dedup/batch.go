@@ -435,7 +435,7 @@ func (st *batchState) tryCandidates(v uint32) {
 		}
 	}
 	st.lazyChain(v, true)
-	for c := st.d.chain(h); c != 0; c = st.d.next[c] {
+	for c := st.d.chain(h); c != 0; c = st.d.nextOf(c) {
 		if st.match(v, c) {
 			return
 		}

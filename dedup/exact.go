@@ -32,7 +32,7 @@ func (st *batchState) exact(v uint32) bool {
 	}
 	kept := st.kept != nil && st.kept[v]
 	st.lazyChain(v, false)
-	for c := st.d.chain(h); c != 0; c = st.d.next[c] {
+	for c := st.d.chain(h); c != 0; c = st.d.nextOf(c) {
 		if same(c) && !(kept && c < uint32(st.d.table.FirstID())) {
 			st.res[v] = c
 			st.fwdResolved(v)

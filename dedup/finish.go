@@ -328,7 +328,7 @@ func (d *Incremental) rebuild(target []uint32) (Remap, error) {
 	d.fwdTo = nil // keyed by old ids; all applied in target
 	// Forget the table's hashes, keep the base's.
 	hf := first - d.hoff // a base indexed on demand keeps its own
-	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:hf], d.tag[:hf], d.lh[:hf], d.fin[:hf], d.next[:first]
+	d.hash, d.tag, d.lh, d.fin, d.next = d.hash[:hf], d.tag[:hf], d.lh[:hf], d.fin[:hf], d.next[:hf]
 	d.index.reset(0) // the base's are in baseIndex
 	d.words, d.room, d.wroom = 0, 0, 0
 	if d.base == nil {

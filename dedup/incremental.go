@@ -44,8 +44,8 @@ type Incremental struct {
 	lh   []uint64 // by id: label hash
 	fin  []bool   // by id: the type's unfolding is finite (reaches no cycle)
 	next []uint32 // by id: next older id with the same hash, 0 ends
-	// hoff: hash, tag, lh and fin hold ids from hoff on (a base indexed on
-	// demand keeps its own: hoff is the first table id; else 0).
+	// hoff: hash, tag, lh, fin and next hold ids from hoff on (a base
+	// indexed on demand keeps its own: hoff is the first table id; else 0).
 	hoff  uint32
 	index hindex // newest table id by hash
 	// baseIndex: newest base id by hash (split mode; the oldest table id
@@ -326,7 +326,7 @@ func (d *Incremental) push(h, tag, lh uint64, fin bool, indexed bool) {
 // link appends the hash chain link of the next id, whose hash is set,
 // and indexes it if indexed.
 func (d *Incremental) link(indexed bool) {
-	id := uint32(len(d.next))
+	id := d.hoff + uint32(len(d.next))
 	var nx uint32
 	if indexed {
 		h := d.hash[id-d.hoff]

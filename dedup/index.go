@@ -1,5 +1,7 @@
 package dedup
 
+import "math/bits"
+
 // hindex is an open-addressing hash index from a 64-bit hash to the head
 // of a chain of small positive numbers (ids, or local index+1) that share
 // the hash; the caller keeps the chain links and the hashes (keys[v-off]
@@ -71,4 +73,48 @@ func (x *hindex) grow(keys []uint64, off uint32) {
 		}
 		x.slots[i] = v
 	}
+}
+
+// idIndex maps a few ids out of many to 1 + their index in the caller's
+// list of them (ids[v-1] is the id of v), every entry of which it holds:
+// open addressing, 4 bytes a slot, at most half full.
+type idIndex struct {
+	slots []uint32 // 0 = empty
+	shift uint8    // 32 - log2(len(slots))
+}
+
+// find returns 1 + the index of id in ids, or 0.
+func (x *idIndex) find(id uint32, ids []uint32) uint32 {
+	if len(x.slots) == 0 {
+		return 0
+	}
+	m := uint32(len(x.slots) - 1)
+	for i := (id * 0x9e3779b1) >> x.shift; ; i = (i + 1) & m {
+		if v := x.slots[i]; v == 0 || ids[v-1] == id {
+			return v
+		}
+	}
+}
+
+// add indexes the last of ids (not indexed yet).
+func (x *idIndex) add(ids []uint32) {
+	if 2*len(ids) > len(x.slots) {
+		size := max(64, 2*len(x.slots))
+		x.slots = make([]uint32, size)
+		x.shift = uint8(32 - bits.Len(uint(size-1)))
+		for i := range ids {
+			x.put(ids[i], uint32(i+1))
+		}
+		return
+	}
+	x.put(ids[len(ids)-1], uint32(len(ids)))
+}
+
+func (x *idIndex) put(id, v uint32) {
+	m := uint32(len(x.slots) - 1)
+	i := (id * 0x9e3779b1) >> x.shift
+	for x.slots[i] != 0 {
+		i = (i + 1) & m
+	}
+	x.slots[i] = v
 }
