@@ -56,6 +56,7 @@ var (
 	lastTotal uint64
 	peakProf  *string
 	asCmd     *bool
+	forceGC   = flag.Bool("forcegc", false, "with -peakprofile: collect every 100 µs, so the profile catches the live peak")
 	heapProf  *string
 )
 
@@ -201,6 +202,9 @@ func watchPeak(path string) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var peak uint64
 	for {
+		if *forceGC {
+			runtime.GC()
+		}
 		metrics.Read(sample)
 		if v := sample[0].Value.Uint64(); v > peak {
 			peak = v
