@@ -4,7 +4,9 @@ import "sync"
 
 // pageTable is the page cache of a file no larger than the cache budget
 // (a module): every page read is kept until the cache is dropped, which
-// the budget allows, so no eviction policy is needed. It replaces a
+// the budget allows, so no eviction policy is needed (pages are keyed by
+// reader, and the readers of a section are made once per file: dwarfread's
+// sections, the symbol table's names). It replaces a
 // ristretto cache there because that one allocates a set buffer of 32768
 // pointers (256 KiB) that the collector scans at each cycle whatever the
 // cache holds: on tcp_bbr.ko about 2M instructions a cycle, most of the
