@@ -2,6 +2,7 @@ package btf
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -174,5 +175,56 @@ func TestStringsUnique(t *testing.T) {
 	s.DropIndex()
 	if s.Unique() {
 		t.Fatal("duplicate after DropIndex and indexing again: unique")
+	}
+}
+
+// TestStringsDense: a table read from BTF sizes its lookup set for its
+// strings at up to 3/4 load in a size that need not be a power of two,
+// and finds every string at its first occurrence (duplicates included),
+// misses absent ones, and keeps doing so as strings are added over it,
+// directly and through a split table.
+func TestStringsDense(t *testing.T) {
+	for _, n := range []int{10, 1000, 5000, 20000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			data := []byte{0}
+			first := map[string]StrOff{}
+			for i := range n {
+				str := fmt.Sprintf("s%d", i%(n-n/10)) // the last tenth repeats
+				if _, ok := first[str]; !ok {
+					first[str] = StrOff(len(data))
+				}
+				data = append(append(data, str...), 0)
+			}
+			base := StringsFromBytes(data, nil)
+			split := NewStrings(base)
+			if off, ok := split.Find([]byte("s1")); !ok || off != first["s1"] {
+				t.Fatalf("Find(s1) through the split = %d, %v; want %d", off, ok, first["s1"])
+			}
+			if len(data) >= 4096 {
+				if half := 1 << bits.Len(uint(2*n)); len(base.slots) >= half || 4*base.used >= 3*len(base.slots) {
+					t.Errorf("%d strings in %d slots: want fewer than %d (half load) and at most 3/4 load", base.used, len(base.slots), half)
+				}
+			}
+			check := func(what string) {
+				for str, want := range first {
+					if got, ok := base.Find([]byte(str)); !ok || got != want {
+						t.Fatalf("%s: Find(%q) = %d, %v; want %d", what, str, got, ok, want)
+					}
+				}
+				if _, ok := base.Find([]byte("absent")); ok {
+					t.Fatalf("%s: Find(absent) found it", what)
+				}
+			}
+			check("indexed")
+			for i := range n / 2 {
+				str := fmt.Sprintf("new%d", i)
+				off := base.Add(str)
+				first[str] = off
+				if got := split.Add(str); got != off {
+					t.Fatalf("split Add(%q) = %d, want the base's %d", str, got, off)
+				}
+			}
+			check("after adds")
+		})
 	}
 }

@@ -55,6 +55,9 @@ var (
 	live      = flag.Bool("live", false, "collect before each report: the heap figures are then live bytes")
 	lastTotal uint64
 	peakProf  *string
+	asCmd     *bool
+	forceGC   = flag.Bool("forcegc", false, "with -peakprofile: collect every 100 µs, so the profile catches the live peak")
+	heapProf  *string
 )
 
 func snap(what string) {
@@ -73,21 +76,38 @@ func snap(what string) {
 func main() {
 	base := flag.String("base", "", "base BTF")
 	withDedup := flag.Bool("dedup", false, "build dedup's base index separately, to size it")
-	heapProf := flag.String("heapprofile", "", "write a heap profile (MemProfileRate 1) after the encode")
+	heapProf = flag.String("heapprofile", "", "write a heap profile (MemProfileRate 1) after the encode")
 	peakProf = flag.String("peakprofile", "", "write the heap profile of the largest live heap seen during the encode (run with a small -gc)")
+	asCmd = flag.Bool("load", false, "load the base as btfstream -J does (elffile.LoadSoundBTF) instead of step by step")
 	gc := flag.Int("gc", stream.ModuleGCPercent, "GC percent")
 	flag.Parse()
-	if *heapProf != "" {
+	if *heapProf != "" || *peakProf != "" {
 		runtime.MemProfileRate = 1
 	}
 	debug.SetGCPercent(*gc)
 	snap("start")
-	f, err := os.Open(*base)
+	var b *btf.Spec
+	if *asCmd {
+		var err error
+		if b, err = elffile.LoadSoundBTF(*base, nil); err != nil {
+			panic(err)
+		}
+		snap("base loaded")
+	} else {
+		b = oldLoad(*base)
+	}
+	encode(b, *withDedup)
+}
+
+// oldLoad reads the base in the old way (ReadBTF, Parse, Own), each step
+// reported.
+func oldLoad(base string) *btf.Spec {
+	f, err := os.Open(base)
 	if err != nil {
 		panic(err)
 	}
 	st, _ := f.Stat()
-	raw, err := elffile.ReadBTF(*base, f, st.Size())
+	raw, err := elffile.ReadBTF(base, f, st.Size())
 	f.Close()
 	if err != nil {
 		panic(err)
@@ -107,7 +127,12 @@ func main() {
 	snap("structure checked")
 	b.Strings().Find([]byte("task_struct"))
 	snap("string index")
-	if *withDedup {
+	return b
+}
+
+// encode encodes the module over base b as `btfstream -J` does.
+func encode(b *btf.Spec, withDedup bool) {
+	if withDedup {
 		d, err := dedup.NewIncremental(b)
 		if err != nil {
 			panic(err)
@@ -177,6 +202,9 @@ func watchPeak(path string) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var peak uint64
 	for {
+		if *forceGC {
+			runtime.GC()
+		}
 		metrics.Read(sample)
 		if v := sample[0].Value.Uint64(); v > peak {
 			peak = v

@@ -11,7 +11,9 @@
 //
 //   - Paged: random access to a section through a bounded page cache
 //     (ristretto, 4 MiB by default) shared by all of a File's readers:
-//     string sections, .strtab, location lists.
+//     string sections, .strtab, location lists. A file no larger than the
+//     budget (a module) gets a plain page table instead (pagetable.go),
+//     which keeps every page read and gives the collector nothing to scan.
 //   - OpenStream: a section's bytes as a stream, inflated on the fly when
 //     SHF_COMPRESSED (zlib, zstd) or a legacy .zdebug section.
 //   - ReadSection / ReadSectionRaw: small sections whole, relocated or not;

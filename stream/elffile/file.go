@@ -138,6 +138,7 @@ type File struct {
 	Shstrtab []byte
 	byName   map[string]uint32
 	cache    *pageCache
+	table    *pageTable // instead of cache for a file within the budget
 	// nextID numbers the paged readers, whose pages share the cache under
 	// readerID<<40 | page: readers are made by the producer and by decode
 	// and consumer goroutines at once, so it is atomic.
@@ -174,11 +175,17 @@ func New(name string, r io.ReaderAt, size int64, opts Options) (*File, error) {
 		if cb == 0 {
 			cb = 4 << 20
 		}
-		c, err := newPageCache(cb)
-		if err != nil {
-			return nil, &Error{File: name, Err: err}
+		if size <= cb {
+			// The whole file fits the budget: pages are kept without
+			// a policy (pagetable.go).
+			f.table = newPageTable()
+		} else {
+			c, err := newPageCache(cb)
+			if err != nil {
+				return nil, &Error{File: name, Err: err}
+			}
+			f.cache = c
 		}
-		f.cache = c
 	}
 	if err := f.parse(); err != nil {
 		f.DropCache()
@@ -205,6 +212,10 @@ func (f *File) DropCache() {
 	if f.cache != nil {
 		f.cache.Close()
 		f.cache = nil
+	}
+	if f.table != nil {
+		f.table.close()
+		f.table = nil
 	}
 }
 
@@ -235,6 +246,7 @@ func (f *File) RawPaged(s *SectionHeader) *Paged {
 		return MemPaged(nil)
 	}
 	p := newPaged(f.SectionReader(s), s.Size, f.cache)
+	p.table = f.table
 	p.id = f.nextID.Add(1)
 	return p
 }

@@ -36,6 +36,7 @@ type Paged struct {
 	size  uint64
 	mem   []byte
 	cache *pageCache
+	table *pageTable // instead of cache (a small file)
 	id    uint64
 	sets  atomic.Uint32 // pages Set since the last Wait (readers are shared by decoders)
 }
@@ -104,6 +105,10 @@ func (p *Paged) Page(n uint64) ([]byte, error) {
 		if b, ok := p.cache.Get(key); ok {
 			return b, nil
 		}
+	} else if p.table != nil {
+		if b, ok := p.table.get(key); ok {
+			return b, nil
+		}
 	}
 	lo := n * PageSize
 	b := make([]byte, min(PageSize, p.size-lo))
@@ -115,6 +120,8 @@ func (p *Paged) Page(n uint64) ([]byte, error) {
 		if p.sets.Add(1)%setsPerWait == 0 {
 			p.cache.Wait()
 		}
+	} else if p.table != nil {
+		p.table.set(key, b)
 	}
 	return b, nil
 }
