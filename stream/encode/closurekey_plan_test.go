@@ -29,15 +29,9 @@ func TestClosureKeysPlans(t *testing.T) {
 		var fast, slow ClosureKeys
 		slow.noPlans = true
 		for {
-			cu, err := ur.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
+			cu := nextDecoded(t, ur)
 			if cu == nil {
 				break
-			}
-			if err := cu.Decode(); err != nil {
-				t.Fatal(err)
 			}
 			kf, df := fast.Unit(cu)
 			kf, df = slices.Clone(kf), slices.Clone(df)

@@ -28,17 +28,9 @@ func encodeKeyed(t *testing.T, path string) (keyed map[uint64][]keyedType, all [
 	}
 	defer f.Close()
 	ef := f.ELF()
-	syms, err := ReadSymbols(ef, func(shndx uint32) bool {
+	w := goldenWorker(t, f, func(shndx uint32) bool {
 		return shndx < uint32(len(ef.Sections)) && VarIncluded(ef.Sections[shndx].Name, DefaultFeatures)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := New(f, syms, Config{Features: DefaultFeatures})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := enc.NewWorker()
 	ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: 1, NoTypeUnits: true})
 	if err != nil {
 		t.Fatal(err)
@@ -47,15 +39,9 @@ func encodeKeyed(t *testing.T, path string) (keyed map[uint64][]keyedType, all [
 	var ck ClosureKeys
 	keyed = map[uint64][]keyedType{}
 	for unit := 0; ; unit++ {
-		cu, err := ur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+		cu := nextDecoded(t, ur)
 		if cu == nil {
 			break
-		}
-		if err := cu.Decode(); err != nil {
-			t.Fatal(err)
 		}
 		if Skip(cu) {
 			cu.Release()

@@ -33,15 +33,7 @@ func TestEmitMembersMatchesAttrs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syms, err := ReadSymbols(f.ELF(), func(uint32) bool { return true })
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := New(f, syms, Config{Features: DefaultFeatures})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := enc.NewWorker()
+		w := goldenWorker(t, f, func(uint32) bool { return true })
 		for cu, err := range f.Units(dwarfread.UnitOptions{Jobs: 1}) {
 			if err != nil {
 				t.Fatal(err)

@@ -25,30 +25,16 @@ func TestReEmit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		syms, err := ReadSymbols(f.ELF(), func(uint32) bool { return false })
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := New(f, syms, Config{Features: DefaultFeatures})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := enc.NewWorker()
+		w := goldenWorker(t, f, func(uint32) bool { return false })
 		ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: 1, NoTypeUnits: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		scratch := NewBatch().Types
 		for {
-			cu, err := ur.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
+			cu := nextDecoded(t, ur)
 			if cu == nil {
 				break
-			}
-			if err := cu.Decode(); err != nil {
-				t.Fatal(err)
 			}
 			if Skip(cu) {
 				cu.Release()
