@@ -3,7 +3,6 @@ package encode
 import (
 	"encoding/binary"
 	"hash/maphash"
-	"strings"
 )
 
 // funcNames holds the sorted, distinct function names of a symbol table
@@ -109,25 +108,6 @@ func (fn *funcNames) find(name string) int {
 		}
 	}
 	return -1
-}
-
-// findBySearch is find by a binary search over the blocks' first names
-// (what find did before byHash; the tests compare the two).
-func (fn *funcNames) findBySearch(name string) int {
-	// The last block whose first name is <= name.
-	lo, hi := 0, len(fn.heads)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if strings.Compare(string(fn.head(m)), name) <= 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
-		return -1
-	}
-	return fn.findIn(lo-1, name)
 }
 
 // findIn returns the index of name in block b, or -1. If name is in the

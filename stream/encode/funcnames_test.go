@@ -3,6 +3,7 @@ package encode
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +103,23 @@ func TestFuncNamesSmaller(t *testing.T) {
 	if len(fn.data) >= raw*2/3 {
 		t.Errorf("%d names of %d bytes coded in %d bytes", len(names), raw, len(fn.data))
 	}
+}
+
+// findBySearch is find by a binary search over the blocks' first names
+// (what find did before byHash): the oracle find is compared with.
+func (fn *funcNames) findBySearch(name string) int {
+	// The last block whose first name is <= name.
+	lo, hi := 0, len(fn.heads)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if strings.Compare(string(fn.head(m)), name) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return -1
+	}
+	return fn.findIn(lo-1, name)
 }
