@@ -15,6 +15,11 @@ import "unsafe"
 // and never unmapped (the Spec, and slices of it that callers hold, may be
 // read until the process exits); none of it holds a pointer.
 
+// ForProcess reports whether s was loaded for the process
+// (LoadAtForProcess, LoadRawForProcess): its types and strings are outside
+// the Go heap, for as long as the process runs.
+func (s *Spec) ForProcess() bool { return s.strings.outside }
+
 // outsideSlice returns n zeroed Ts outside the Go heap (in the heap where
 // the host cannot map memory). T must hold no pointers.
 func outsideSlice[T any](n int) []T {

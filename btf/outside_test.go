@@ -65,6 +65,9 @@ func TestLoadForProcessOutsideHeap(t *testing.T) {
 	if off > typeStreamBuf+64<<10 {
 		t.Errorf("LoadRawForProcess allocated %d bytes on the heap (LoadRaw: %d) for %d bytes of BTF", off, onHeap, len(data))
 	}
+	if !outside.ForProcess() || inHeap.ForProcess() {
+		t.Errorf("ForProcess: %v for LoadRawForProcess, %v for LoadRaw", outside.ForProcess(), inHeap.ForProcess())
+	}
 	if !bytes.Equal(outside.Marshal(), data) {
 		t.Fatal("the Spec loaded for the process marshals differently")
 	}
