@@ -68,12 +68,12 @@ func TestDeclTable(t *testing.T) {
 		t.Errorf("DeclLen %d, want %d", tab.DeclLen(), n)
 	}
 	for i := range n {
-		if e, ok := tab.decl.find(key(i)); !ok || e.class != btf.TypeID(i+1) || e.res != 1 {
-			t.Fatalf("key %d: %v %v, want the second put", i, e, ok)
+		if cls, res, ok := tab.decl.Load().find(key(i)); !ok || cls != btf.TypeID(i+1) || res != 1 {
+			t.Fatalf("key %d: %d %d %v, want the second put", i, cls, res, ok)
 		}
 	}
 	tab.ForgetDecl()
-	if _, ok := tab.decl.find(key(1)); ok || tab.DeclLen() != 0 {
+	if _, _, ok := tab.decl.Load().find(key(1)); ok || tab.DeclLen() != 0 {
 		t.Error("ForgetDecl left keys")
 	}
 }

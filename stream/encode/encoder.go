@@ -91,10 +91,11 @@ type Batch struct {
 	Imports      int
 	// DeclKeys: keyed types with declarations converted, with
 	// DeclImports of them skipped while the table had resolved DeclRes
-	// declarations (closureskip_decl.go).
-	DeclKeys    []KeyedType
-	DeclImports int
-	DeclRes     uint32
+	// declarations (closureskip_decl.go); DeclChecks: those a table in
+	// check mode would have skipped.
+	DeclKeys, DeclChecks []KeyedType
+	DeclImports          int
+	DeclRes              uint32
 }
 
 // NewBatch returns an empty batch.
@@ -112,7 +113,7 @@ func (b *Batch) reset() {
 	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
 	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
-	b.DeclKeys, b.DeclImports, b.DeclRes = b.DeclKeys[:0], 0, 0
+	b.DeclKeys, b.DeclChecks, b.DeclImports, b.DeclRes = b.DeclKeys[:0], b.DeclChecks[:0], 0, 0
 }
 
 // Bytes estimates the batch's memory.
@@ -204,7 +205,6 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.collect()
 	c.imp, c.imports = c.imp[:0], 0
 	if w.classes != nil && !t.annots && len(c.tags) == 0 {
-		b.DeclRes = w.classes.resNow
 		w.markImports(c, b)
 	}
 	if err := c.emit(); err != nil {

@@ -51,8 +51,9 @@ type Merger struct {
 	// goroutines (nil when dedup cannot be resolved elsewhere).
 	snap atomic.Pointer[dedup.Snapshot]
 	// classes: closures workers may skip (skip.go); nil: none.
-	classes           *encode.ClassTable
-	imported, checked int
+	classes *encode.ClassTable
+	stats   skipStats
+	units   int
 }
 
 // indexState is pahole's array index type across units: has says whether

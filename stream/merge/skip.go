@@ -47,18 +47,18 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 }
 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
-// closures (Worker.SetClassTable): at one job (closures with declarations
-// too); at more only with BTFSTREAM_SKIP=all, as declaration-free
-// closures alone saved no more than their keys cost (7.2 vmlinux -j2:
-// 2.06M types skipped, +0.4% instructions).
+// closures (Worker.SetClassTable): at one job, and at more only with
+// BTFSTREAM_SKIP=all, as declaration-free closures alone saved no more
+// than their keys cost (7.2 vmlinux -j2: 2.06M types skipped, +0.4%
+// instructions).
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
 
 // SkipDeclarations lets workers skip closures with declarations too
-// (encode's closureskip_decl.go): only when the one worker encodes each
-// unit after the merger added the one before (-j1). BTFSTREAM_SKIPDECL=0
-// turns it off.
+// (encode's closureskip_decl.go). Above one job a batch may then be stale:
+// the pipeline asks Stale before Add and has a stale unit encoded again.
+// BTFSTREAM_SKIPDECL=0 turns it off.
 func (m *Merger) SkipDeclarations() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPDECL") != "0" {
 		m.classes.EnableDecl()
@@ -71,6 +71,41 @@ func (m *Merger) resolutions() uint32 {
 		return uint32(d.Resolutions())
 	}
 	return 0
+}
+
+// Stale reports whether Add would refuse b: it skipped closures with
+// declarations after DeclRes resolutions, and the batches added since
+// the worker read the table resolved more (encode's closureskip_decl.go).
+// The unit must then be encoded again by a worker reading the table as it
+// is now, which (the merger being between batches) makes a batch Add
+// takes: the output does not depend on which batches were stale.
+func (m *Merger) Stale(b *encode.Batch) bool {
+	if b.DeclImports == 0 {
+		return false
+	}
+	now := m.resolutions()
+	if b.DeclRes == now {
+		return false
+	}
+	m.stats.stale++
+	m.stats.staleImports += b.DeclImports
+	m.stats.inFlight += int(now - b.DeclRes)
+	if os.Getenv("BTFSTREAM_SKIPDEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "stale %d %q decl=%d imports=%d types=%d res %d->%d\n", m.units, b.Name, b.DeclImports, b.Imports, b.Types.Len(), b.DeclRes, now)
+	}
+	return true
+}
+
+// skipStats counts, for BTFSTREAM_SKIPSTATS, what the workers skipped.
+type skipStats struct {
+	imported, checked int
+	declImported      int
+	// stale batches (Stale), the closures with declarations they skipped,
+	// the resolutions made while they were in flight.
+	stale, staleImports, inFlight int
+	// check mode: stale batches' checks of closures with declarations,
+	// how many of those went into another class than the table said.
+	staleChecks, staleWrong int
 }
 
 // publish records the classes of b's new keys, and checks b's Checks;
@@ -104,19 +139,43 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
 		}
 	}
-	m.imported += b.Imports
-	m.checked += len(b.Checks)
+	if len(b.DeclChecks) > 0 && b.DeclRes != res0 {
+		m.stats.stale++
+		m.stats.inFlight += int(res0 - b.DeclRes)
+	}
+	for _, k := range b.DeclChecks {
+		got := table(k.ID)
+		if b.DeclRes != res0 {
+			// A check read before resolutions the batches in flight made:
+			// the batch, converted whole, is right; the check is stale.
+			m.stats.staleChecks++
+			if got != k.Class {
+				m.stats.staleWrong++
+			}
+			continue
+		}
+		if got != k.Class {
+			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x (with declarations) went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
+		}
+	}
+	m.units++
+	m.stats.imported += b.Imports
+	m.stats.declImported += b.DeclImports
+	m.stats.checked += len(b.Checks) + len(b.DeclChecks)
 	return nil
 }
 
 // Imported reports how many batch types workers skipped as imports.
-func (m *Merger) Imported() int { return m.imported }
+func (m *Merger) Imported() int { return m.stats.imported }
 
 // reportSkips prints, with BTFSTREAM_SKIPSTATS set, how many types the
 // workers skipped and how many keys the table holds.
 func (m *Merger) reportSkips() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
-		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
-			m.imported, m.checked, m.classes.Len(), m.classes.DeclLen())
+		st := &m.stats
+		fmt.Fprintf(os.Stderr, "skip: %d batch types imported (%d with declarations), %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
+			st.imported, st.declImported, st.checked, m.classes.Len(), m.classes.DeclLen())
+		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight); check mode: %d stale checks, %d of them wrong\n",
+			st.stale, st.staleImports, st.inFlight, st.staleChecks, st.staleWrong)
 	}
 }
