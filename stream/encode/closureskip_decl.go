@@ -109,6 +109,7 @@ func (w *Worker) markDecl(c *cuConv, b *Batch, d *declSlots, res uint32, i int32
 		c.imp[i] = cls
 		c.imports++
 		b.DeclImports++
+		b.DeclClasses = append(b.DeclClasses, cls)
 	}
 }
 

@@ -92,8 +92,10 @@ type Batch struct {
 	// DeclKeys: keyed types with declarations converted, with
 	// DeclImports of them skipped while the table had resolved DeclRes
 	// declarations (closureskip_decl.go); DeclChecks: those a table in
-	// check mode would have skipped.
+	// check mode would have skipped; DeclClasses: the table ids of the
+	// DeclImports.
 	DeclKeys, DeclChecks []KeyedType
+	DeclClasses          []btf.TypeID
 	DeclImports          int
 	DeclRes              uint32
 }
@@ -114,6 +116,7 @@ func (b *Batch) reset() {
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
 	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
 	b.DeclKeys, b.DeclChecks, b.DeclImports, b.DeclRes = b.DeclKeys[:0], b.DeclChecks[:0], 0, 0
+	b.DeclClasses = b.DeclClasses[:0]
 }
 
 // Bytes estimates the batch's memory.

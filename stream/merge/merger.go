@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"sync/atomic"
 
 	"github.com/btfstream/btfstream/btf"
@@ -54,6 +55,11 @@ type Merger struct {
 	classes *encode.ClassTable
 	stats   skipStats
 	units   int
+	// skipNames: Stale lets a batch through by name; fresh is the one it
+	// let through last; reach is dedup.ReachesResolved's scratch.
+	skipNames bool
+	fresh     *encode.Batch
+	reach     dedup.ReachScratch
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -86,6 +92,7 @@ func New(cfg Config) (*Merger, error) {
 		m.d = d
 		m.snap.Store(d.Snapshot())
 		m.classes = newClassTable(cfg)
+		m.skipNames = os.Getenv("BTFSTREAM_SKIPNAMES") != "0"
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}

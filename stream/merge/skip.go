@@ -79,12 +79,22 @@ func (m *Merger) resolutions() uint32 {
 // The unit must then be encoded again by a worker reading the table as it
 // is now, which (the merger being between batches) makes a batch Add
 // takes: the output does not depend on which batches were stale.
+//
+// Unless BTFSTREAM_SKIPNAMES=0, a batch whose imported closures reach no
+// type named like a declaration resolved in flight is not stale: its
+// types are only ever paired with table types of their own names, so
+// they read none of those resolutions (dedup's ReachesResolved).
 func (m *Merger) Stale(b *encode.Batch) bool {
 	if b.DeclImports == 0 {
 		return false
 	}
 	now := m.resolutions()
 	if b.DeclRes == now {
+		return false
+	}
+	if d, ok := m.d.(*dedup.Incremental); ok && m.skipNames && !d.ReachesResolved(b.DeclClasses, int(b.DeclRes), int(now), &m.reach) {
+		m.fresh = b
+		m.stats.fresh++
 		return false
 	}
 	m.stats.stale++
@@ -101,11 +111,13 @@ type skipStats struct {
 	imported, checked int
 	declImported      int
 	// stale batches (Stale), the closures with declarations they skipped,
-	// the resolutions made while they were in flight.
-	stale, staleImports, inFlight int
+	// the resolutions made while they were in flight; batches Stale let
+	// through by name.
+	stale, staleImports, inFlight, fresh int
 	// check mode: stale batches' checks of closures with declarations,
-	// how many of those went into another class than the table said.
-	staleChecks, staleWrong int
+	// how many of those went into another class than the table said; the
+	// same for the batches the name rule would let through.
+	staleChecks, staleWrong, nameChecks, nameWrong int
 }
 
 // publish records the classes of b's new keys, and checks b's Checks;
@@ -119,7 +131,7 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 		m.classes.Insert(k.Key, table(k.ID))
 	}
 	if m.classes.DeclEnabled() {
-		if b.DeclImports > 0 && b.DeclRes != res0 {
+		if b.DeclImports > 0 && b.DeclRes != res0 && b != m.fresh {
 			return fmt.Errorf("unit %q: %d closures with declarations skipped after %d resolutions, the table has %d", b.Name, b.DeclImports, b.DeclRes, res0)
 		}
 		// An entry is usable while the resolutions stay what they were
@@ -139,9 +151,18 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
 		}
 	}
+	m.fresh = nil
+	byName := false // check mode: the name rule lets the stale checks through
 	if len(b.DeclChecks) > 0 && b.DeclRes != res0 {
 		m.stats.stale++
 		m.stats.inFlight += int(res0 - b.DeclRes)
+		if d, ok := m.d.(*dedup.Incremental); ok {
+			roots := make([]btf.TypeID, len(b.DeclChecks))
+			for i, k := range b.DeclChecks {
+				roots[i] = k.Class
+			}
+			byName = !d.ReachesResolved(roots, int(b.DeclRes), int(res0), &m.reach)
+		}
 	}
 	for _, k := range b.DeclChecks {
 		got := table(k.ID)
@@ -151,6 +172,12 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			m.stats.staleChecks++
 			if got != k.Class {
 				m.stats.staleWrong++
+			}
+			if byName {
+				m.stats.nameChecks++
+				if got != k.Class {
+					m.stats.nameWrong++
+				}
 			}
 			continue
 		}
@@ -175,7 +202,7 @@ func (m *Merger) reportSkips() {
 		st := &m.stats
 		fmt.Fprintf(os.Stderr, "skip: %d batch types imported (%d with declarations), %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
 			st.imported, st.declImported, st.checked, m.classes.Len(), m.classes.DeclLen())
-		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight); check mode: %d stale checks, %d of them wrong\n",
-			st.stale, st.staleImports, st.inFlight, st.staleChecks, st.staleWrong)
+		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight), %d let through by name; check mode: %d stale checks, %d of them wrong; by name %d, %d wrong\n",
+			st.stale, st.staleImports, st.inFlight, st.fresh, st.staleChecks, st.staleWrong, st.nameChecks, st.nameWrong)
 	}
 }

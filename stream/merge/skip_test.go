@@ -11,13 +11,20 @@ import (
 
 // TestStaleBatch forces what -j2 meets at random: a worker encodes a unit
 // while the batch before it, still on its way to the merger, resolves a
-// declaration. stale.o's units A (struct foo declared), B (defined) and
-// A again are merged in order, the second A encoded before B is added, as
-// a worker ahead of the merger would: it skips closures with
-// the declaration at the count before B, so Stale must say so; encoded
-// again against the table as it is then (the pipeline's fallback), the
-// output is byte for byte that of merging without skipping.
+// declaration. stale.o's units are A (struct foo and struct bar
+// declared), B (struct foo defined), A again, and D (struct bar
+// declared). A, B and X are merged in order, X encoded before B is
+// added, as a worker ahead of the merger would: it skips closures with a
+// declaration at the count before B. For X = A again, those closures
+// reach struct foo: Stale must say so, Add must refuse the batch, and
+// encoded again against the table as it is then (the pipeline's
+// fallback) it gives the bytes of merging without skipping. For X = D,
+// they reach no struct foo: Stale lets the batch through by name, with
+// the same bytes.
 func TestStaleBatch(t *testing.T) {
+	for _, env := range []string{"BTFSTREAM_SKIP", "BTFSTREAM_SKIPDECL", "BTFSTREAM_SKIPNAMES", "BTFSTREAM_SKIPCHECK"} {
+		t.Setenv(env, "")
+	}
 	f, err := dwarfread.Open("../testdata/encode/golden/amd64/stale.o", dwarfread.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +50,8 @@ func TestStaleBatch(t *testing.T) {
 		defer cu.Release()
 		cus = append(cus, cu)
 	}
-	if len(cus) != 3 {
-		t.Fatalf("stale.o: %d units, want 3", len(cus))
+	if len(cus) != 4 {
+		t.Fatalf("stale.o: %d units, want 4", len(cus))
 	}
 	ef := f.ELF()
 	syms, err := encode.ReadSymbols(ef, func(uint32) bool { return true })
@@ -60,9 +67,9 @@ func TestStaleBatch(t *testing.T) {
 	for i := range ef.Sections {
 		secNames[i] = ef.Sections[i].Name
 	}
-	// run merges A, B, A; with refuse, a stale batch is added as it is,
-	// and Add must fail.
-	run := func(skip, refuse bool) []byte {
+	// run merges A, B, X (unit x); with refuse, a stale batch is added as
+	// it is, and Add must fail.
+	run := func(x int, skip, wantStale, refuse bool) []byte {
 		m, err := New(Config{Features: feat, Syms: syms, SectionNames: secNames})
 		if err != nil {
 			t.Fatal(err)
@@ -90,15 +97,18 @@ func TestStaleBatch(t *testing.T) {
 			}
 		}
 		add(encodeUnit(cus[0]))
-		ahead := encodeUnit(cus[2]) // before B is added
+		ahead := encodeUnit(cus[x]) // before B is added
 		add(encodeUnit(cus[1]))
 		if m.resolutions() == 0 {
 			t.Fatal("unit B resolved no declaration: the test tests nothing")
 		}
+		if skip && (ahead.DeclImports == 0 || ahead.DeclRes == m.resolutions()) {
+			t.Fatalf("unit %d: %d closures with declarations skipped after %d resolutions, now %d: the test tests nothing",
+				x, ahead.DeclImports, ahead.DeclRes, m.resolutions())
+		}
 		stale := m.Stale(ahead)
-		if skip != stale {
-			t.Errorf("skip %v: Stale %v (%d closures with declarations skipped after %d resolutions, now %d)",
-				skip, stale, ahead.DeclImports, ahead.DeclRes, m.resolutions())
+		if stale != (skip && wantStale) {
+			t.Errorf("unit %d, skip %v: Stale %v", x, skip, stale)
 		}
 		if stale && refuse {
 			p, err := pp.Prepare(ahead, nil)
@@ -111,7 +121,7 @@ func TestStaleBatch(t *testing.T) {
 			return nil
 		}
 		if stale {
-			ahead = encodeUnit(cus[2])
+			ahead = encodeUnit(cus[x])
 			if m.Stale(ahead) {
 				t.Error("encoded again, still stale")
 			}
@@ -126,9 +136,16 @@ func TestStaleBatch(t *testing.T) {
 		}
 		return out.Marshal()
 	}
-	want := run(false, false)
-	if got := run(true, false); !bytes.Equal(got, want) {
-		t.Errorf("stale batch encoded again: %d bytes, without skipping %d, not the same", len(got), len(want))
+	for _, c := range []struct {
+		x     int
+		stale bool
+	}{{2, true}, {3, false}} {
+		want := run(c.x, false, c.stale, false)
+		if got := run(c.x, true, c.stale, false); !bytes.Equal(got, want) {
+			t.Errorf("unit %d ahead of B: %d bytes, without skipping %d, not the same", c.x, len(got), len(want))
+		}
+		if c.stale {
+			run(c.x, true, true, true)
+		}
 	}
-	run(true, true)
 }
