@@ -35,9 +35,11 @@ type restale struct {
 // encode replaces j's batch by cu encoded again, prepared for m.
 func (r *restale) encode(su *setup, f *dwarfread.File, mem *memPlan, cu *dwarfread.CU, j *unitJob) error {
 	if r.w == nil {
+		// A small name cache: the worker encodes about one unit in ten
+		// (48 KiB instead of 3 MiB by default).
 		largest, _ := f.LargestUnit()
-		r.undo = mem.reserveRuntime(workerBytes(largest, mem.nameCacheBits(f)))
-		r.w = su.enc.NewWorker()
+		r.undo = mem.reserveRuntime(workerBytes(largest, restaleNameBits))
+		r.w = su.enc.NewWorkerBits(restaleNameBits)
 		r.w.SetClassTable(su.m.ClassTable())
 		r.p = su.m.NewPreparer()
 	}
@@ -56,6 +58,9 @@ func (r *restale) encode(su *setup, f *dwarfread.File, mem *memPlan, cu *dwarfre
 	j.bytes = n
 	return nil
 }
+
+// restaleNameBits sizes the name cache of restale's worker.
+const restaleNameBits = 10
 
 // close returns the worker's reservation.
 func (r *restale) close() {

@@ -165,8 +165,15 @@ type Worker struct {
 }
 
 // NewWorker returns a worker; use one per goroutine.
-func (e *Encoder) NewWorker() *Worker {
-	nc := newNameCache(e.nameBits)
+func (e *Encoder) NewWorker() *Worker { return e.NewWorkerBits(e.nameBits) }
+
+// NewWorkerBits returns a worker whose name cache has 1<<bits slots (0:
+// the encoder's size), for one that encodes few units.
+func (e *Encoder) NewWorkerBits(bits uint8) *Worker {
+	if bits == 0 {
+		bits = e.nameBits
+	}
+	nc := newNameCache(bits)
 	// A quarter of the name cache's slots (1<<14, 128 KiB by default): a
 	// unit's functions are fewer than its names.
 	fsBits := max(30-nc.shift, 8)
