@@ -3,7 +3,6 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"sync/atomic"
 
 	"github.com/btfstream/btfstream/btf"
@@ -53,13 +52,7 @@ type Merger struct {
 	snap atomic.Pointer[dedup.Snapshot]
 	// classes: closures workers may skip (skip.go); nil: none.
 	classes *encode.ClassTable
-	stats   skipStats
-	units   int
-	// skipNames: Stale lets a batch through by name; fresh is the one it
-	// let through last; reach is dedup.ReachesResolved's scratch.
-	skipNames bool
-	fresh     *encode.Batch
-	reach     dedup.ReachScratch
+	skip    skipState
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -91,8 +84,7 @@ func New(cfg Config) (*Merger, error) {
 		}
 		m.d = d
 		m.snap.Store(d.Snapshot())
-		m.classes = newClassTable(cfg)
-		m.skipNames = os.Getenv("BTFSTREAM_SKIPNAMES") != "0"
+		m.initSkip(cfg)
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}

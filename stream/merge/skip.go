@@ -20,16 +20,26 @@ import (
 // The batch's import ids are dedup's.
 var _ [0]struct{} = [encode.ImportBit - dedup.ImportBit]struct{}{}
 
-// newClassTable returns the table for a merger with cfg, or nil when
-// closures are not skipped: with a base (a module's units are resolved
-// by the merger alone) or without dedup.
-func newClassTable(cfg Config) *encode.ClassTable {
+// initSkip makes the table for a merger with cfg, or none when closures
+// are not skipped: with a base (a module's units are resolved by the
+// merger alone) or without dedup.
+func (m *Merger) initSkip(cfg Config) {
 	if cfg.Base != nil || cfg.NoDedup || os.Getenv("BTFSTREAM_SKIP") == "0" {
-		return nil
+		return
 	}
-	t := encode.NewClassTable()
-	t.Check = os.Getenv("BTFSTREAM_SKIPCHECK") == "1"
-	return t
+	m.classes = encode.NewClassTable()
+	m.classes.Check = os.Getenv("BTFSTREAM_SKIPCHECK") == "1"
+	m.skip.names = os.Getenv("BTFSTREAM_SKIPNAMES") != "0"
+}
+
+// skipState is the merger's side of skipping besides the table: names,
+// whether Stale lets batches through by name; fresh, the one it let
+// through last; reach, dedup.ReachesResolved's scratch; the counts.
+type skipState struct {
+	names bool
+	fresh *encode.Batch
+	reach dedup.ReachScratch
+	stats skipStats
 }
 
 // ClassTable returns the table of classes workers that prepare with
@@ -48,9 +58,13 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
 // closures (Worker.SetClassTable): at one job, and at more only with
-// BTFSTREAM_SKIP=all, as declaration-free closures alone saved no more
-// than their keys cost (7.2 vmlinux -j2: 2.06M types skipped, +0.4%
-// instructions).
+// BTFSTREAM_SKIP=all. Above one job closures with declarations are
+// skipped too, and a stale batch's unit is encoded again
+// (stream/pipeline_skip.go), but the units encoded again take most of
+// the gain: on the 7.2 vmlinux, 190-280 of ~2,540 batches were stale at
+// -j2, and the -j2 path (callgrind, GOMAXPROCS=1) saved 2.5%
+// instructions (43.57G -> 42.47G, before Stale's name rule), while peak
+// RSS at -j2 grew by ~18 MB on 6.12 (kept units, keys): off by default.
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
@@ -92,17 +106,14 @@ func (m *Merger) Stale(b *encode.Batch) bool {
 	if b.DeclRes == now {
 		return false
 	}
-	if d, ok := m.d.(*dedup.Incremental); ok && m.skipNames && !d.ReachesResolved(b.DeclClasses, int(b.DeclRes), int(now), &m.reach) {
-		m.fresh = b
-		m.stats.fresh++
+	if d, ok := m.d.(*dedup.Incremental); ok && m.skip.names && !d.ReachesResolved(b.DeclClasses, int(b.DeclRes), int(now), &m.skip.reach) {
+		m.skip.fresh = b
+		m.skip.stats.fresh++
 		return false
 	}
-	m.stats.stale++
-	m.stats.staleImports += b.DeclImports
-	m.stats.inFlight += int(now - b.DeclRes)
-	if os.Getenv("BTFSTREAM_SKIPDEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "stale %d %q decl=%d imports=%d types=%d res %d->%d\n", m.units, b.Name, b.DeclImports, b.Imports, b.Types.Len(), b.DeclRes, now)
-	}
+	m.skip.stats.stale++
+	m.skip.stats.staleImports += b.DeclImports
+	m.skip.stats.inFlight += int(now - b.DeclRes)
 	return true
 }
 
@@ -131,7 +142,7 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 		m.classes.Insert(k.Key, table(k.ID))
 	}
 	if m.classes.DeclEnabled() {
-		if b.DeclImports > 0 && b.DeclRes != res0 && b != m.fresh {
+		if b.DeclImports > 0 && b.DeclRes != res0 && b != m.skip.fresh {
 			return fmt.Errorf("unit %q: %d closures with declarations skipped after %d resolutions, the table has %d", b.Name, b.DeclImports, b.DeclRes, res0)
 		}
 		// An entry is usable while the resolutions stay what they were
@@ -151,17 +162,17 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
 		}
 	}
-	m.fresh = nil
+	m.skip.fresh = nil
 	byName := false // check mode: the name rule lets the stale checks through
 	if len(b.DeclChecks) > 0 && b.DeclRes != res0 {
-		m.stats.stale++
-		m.stats.inFlight += int(res0 - b.DeclRes)
+		m.skip.stats.stale++
+		m.skip.stats.inFlight += int(res0 - b.DeclRes)
 		if d, ok := m.d.(*dedup.Incremental); ok {
 			roots := make([]btf.TypeID, len(b.DeclChecks))
 			for i, k := range b.DeclChecks {
 				roots[i] = k.Class
 			}
-			byName = !d.ReachesResolved(roots, int(b.DeclRes), int(res0), &m.reach)
+			byName = !d.ReachesResolved(roots, int(b.DeclRes), int(res0), &m.skip.reach)
 		}
 	}
 	for _, k := range b.DeclChecks {
@@ -169,14 +180,14 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 		if b.DeclRes != res0 {
 			// A check read before resolutions the batches in flight made:
 			// the batch, converted whole, is right; the check is stale.
-			m.stats.staleChecks++
+			m.skip.stats.staleChecks++
 			if got != k.Class {
-				m.stats.staleWrong++
+				m.skip.stats.staleWrong++
 			}
 			if byName {
-				m.stats.nameChecks++
+				m.skip.stats.nameChecks++
 				if got != k.Class {
-					m.stats.nameWrong++
+					m.skip.stats.nameWrong++
 				}
 			}
 			continue
@@ -185,21 +196,20 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x (with declarations) went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
 		}
 	}
-	m.units++
-	m.stats.imported += b.Imports
-	m.stats.declImported += b.DeclImports
-	m.stats.checked += len(b.Checks) + len(b.DeclChecks)
+	m.skip.stats.imported += b.Imports
+	m.skip.stats.declImported += b.DeclImports
+	m.skip.stats.checked += len(b.Checks) + len(b.DeclChecks)
 	return nil
 }
 
 // Imported reports how many batch types workers skipped as imports.
-func (m *Merger) Imported() int { return m.stats.imported }
+func (m *Merger) Imported() int { return m.skip.stats.imported }
 
 // reportSkips prints, with BTFSTREAM_SKIPSTATS set, how many types the
 // workers skipped and how many keys the table holds.
 func (m *Merger) reportSkips() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
-		st := &m.stats
+		st := &m.skip.stats
 		fmt.Fprintf(os.Stderr, "skip: %d batch types imported (%d with declarations), %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
 			st.imported, st.declImported, st.checked, m.classes.Len(), m.classes.DeclLen())
 		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight), %d let through by name; check mode: %d stale checks, %d of them wrong; by name %d, %d wrong\n",
