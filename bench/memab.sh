@@ -1,0 +1,73 @@
+#!/bin/sh
+# bench/memab.sh: two btfstream binaries side by side under --mem-limit.
+# For each cell (file, base, limit, -j) it runs A and B alternately RUNS
+# times and prints the medians of wall, user+sys and peak RSS (GNU time
+# %e %U %S %M) of each and B/A; every limited output is compared with the
+# same binary's unlimited -j1 output of that file, and B's with A's.
+#
+#	A=OLD-BIN B=NEW-BIN bench/memab.sh [CELLS-FILE]
+#
+# CELLS-FILE (default: stdin) has one cell a line: "NAME FILE BASE LIMIT
+# JOBS" (BASE "-" for none; LIMIT "floor" for what the binary's
+# --mem-floor quotes, which must be the same for A and B). Lines starting
+# with # are skipped. RUNS (default 3). Output: a TSV table on stdout; the
+# quoted floors of both binaries per file come first. Writes scratch
+# outputs under a temporary directory, removed at exit. Wall is noisy on a
+# shared host: read user+sys and RSS first, and note the load (printed).
+set -eu
+: "${A:?A=old binary}" "${B:?B=new binary}"
+runs=${RUNS:-3}
+feats=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+baseflag() { [ "$1" = - ] || printf -- '--btf_base %s' "$1"; }
+
+# enc BIN OUT FILE BASE LIMIT JOBS TIMEFILE
+enc() {
+	/usr/bin/time -f '%e %U %S %M' -o "$7" "$1" -J -j"$6" --btf_features=$feats --lang_exclude=rust \
+		--mem-limit "$5" $(baseflag "$4") --btf_encode_detached "$2" "$3" 2>"$work/log" ||
+		{ cat "$work/log" >&2; echo "memab: $1 failed on $3 at $5 -j$6" >&2; exit 1; }
+}
+
+cells=${1:-/dev/stdin}
+grep -v '^#' "$cells" | grep -v '^ *$' >"$work/cells"
+printf 'load\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'cell\tlimit\tj\twall_A\twall_B\tB/A\tcpu_A\tcpu_B\tB/A\trss_A_MiB\trss_B_MiB\tB/A\tident\n'
+n=0
+while read -r name file base limit jobs; do
+	n=$((n + 1))
+	key=$(printf '%s' "$file$base" | md5sum | cut -c1-12)
+	if [ ! -f "$work/$key.A.btf" ]; then
+		fa=$("$A" --mem-floor $(baseflag "$base") "$file")
+		fb=$("$B" --mem-floor $(baseflag "$base") "$file")
+		printf 'floor\t%s\tA %s\tB %s\n' "$name" "$fa" "$fb"
+		echo "$fa" >"$work/$key.floor"
+		enc "$A" "$work/$key.A.btf" "$file" "$base" 0 1 "$work/t"
+		enc "$B" "$work/$key.B.btf" "$file" "$base" 0 1 "$work/t"
+		cmp -s "$work/$key.A.btf" "$work/$key.B.btf" || printf 'DIFF\t%s\tunlimited A and B outputs differ\n' "$name"
+	fi
+	[ "$limit" = floor ] && limit=$(cat "$work/$key.floor")
+	: >"$work/A.t"
+	: >"$work/B.t"
+	ident=yes
+	for r in $(seq "$runs"); do
+		for s in A B; do
+			eval bin=\$$s
+			enc "$bin" "$work/out.btf" "$file" "$base" "$limit" "$jobs" "$work/t"
+			tail -1 "$work/t" >>"$work/$s.t"
+			cmp -s "$work/out.btf" "$work/$key.A.btf" || ident=no
+		done
+	done
+	for s in A B; do
+		awk '{print $1}' "$work/$s.t" | median >"$work/$s.wall"
+		awk '{print $2+$3}' "$work/$s.t" | median >"$work/$s.cpu"
+		awk '{print $4/1024}' "$work/$s.t" | median >"$work/$s.rss"
+	done
+	wa=$(cat "$work/A.wall") wb=$(cat "$work/B.wall") ca=$(cat "$work/A.cpu") cb=$(cat "$work/B.cpu")
+	ra=$(cat "$work/A.rss") rb=$(cat "$work/B.rss")
+	printf '%s\t%s\t%s\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%.1f\t%.3f\t%s\n' "$name" "$limit" "$jobs" \
+		"$wa" "$wb" "$(echo "$wb/$wa" | bc -l)" "$ca" "$cb" "$(echo "$cb/$ca" | bc -l)" \
+		"$ra" "$rb" "$(echo "$rb/$ra" | bc -l)" "$ident"
+done <"$work/cells"
+printf 'load\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
