@@ -7,13 +7,18 @@
 #
 #	A=OLD-BIN B=NEW-BIN bench/memab.sh [CELLS-FILE]
 #
-# CELLS-FILE (default: stdin) has one cell a line: "NAME FILE BASE LIMIT
-# JOBS" (BASE "-" for none; LIMIT "floor" for what the binary's
-# --mem-floor quotes, which must be the same for A and B). Lines starting
-# with # are skipped. RUNS (default 3). Output: a TSV table on stdout; the
-# quoted floors of both binaries per file come first. Writes scratch
-# outputs under a temporary directory, removed at exit. Wall is noisy on a
-# shared host: read user+sys and RSS first, and note the load (printed).
+# CELLS-FILE has one cell a line: "NAME FILE BASE LIMIT JOBS" (BASE "-"
+# for none; LIMIT "floor" for what the binary's --mem-floor quotes, which
+# must be the same for A and B). Lines starting with # are skipped.
+# Without it, the cells of issue 18's check: the 6.12 and 6.1 cloud
+# vmlinux at their floor, 40M and 64M, -j1 and -j2; the 7.2 one at its
+# floor (-j1, -j2) and 64M; xfs, nf_tables and tcp_bbr of 7.2 over
+# BASE_BTF (default /work/ref/v72.p132.btf) at their floor and 64M (the
+# kernels as shared/testdata/kernel-dbg.sh caches them; missing ones are
+# left out). RUNS (default 3). Output: a TSV table on stdout; the quoted
+# floors of both binaries per file come first. Writes scratch outputs
+# under a temporary directory, removed at exit. Wall is noisy on a shared
+# host: read user+sys and RSS first, and note the load (printed).
 set -eu
 : "${A:?A=old binary}" "${B:?B=new binary}"
 runs=${RUNS:-3}
@@ -30,8 +35,36 @@ enc() {
 		{ cat "$work/log" >&2; echo "memab: $1 failed on $3 at $5 -j$6" >&2; exit 1; }
 }
 
-cells=${1:-/dev/stdin}
-grep -v '^#' "$cells" | grep -v '^ *$' >"$work/cells"
+# defaultCells prints issue 18's cells for the kernels that are cached.
+defaultCells() {
+	cache=${HOME}/.cache/btfstream-testdata
+	v612=$cache/linux-image-6.12.117+deb13-cloud-amd64-dbg/usr/lib/debug/boot/vmlinux-6.12.117+deb13-cloud-amd64
+	v61=$cache/linux-image-6.1.0-50-cloud-amd64-dbg/usr/lib/debug/boot/vmlinux-6.1.0-50-cloud-amd64
+	k72=$cache/linux-image-7.2.13+deb14-cloud-amd64-dbg/usr/lib/debug
+	v72=$k72/boot/vmlinux-7.2.13+deb14-cloud-amd64
+	mods=$k72/lib/modules/7.2.13+deb14-cloud-amd64/kernel
+	base=${BASE_BTF:-/work/ref/v72.p132.btf}
+	for v in v612:"$v612" v61:"$v61"; do
+		[ -f "${v#*:}" ] || continue
+		for l in floor 40M 64M; do
+			for j in 1 2; do echo "${v%%:*} ${v#*:} - $l $j"; done
+		done
+	done
+	if [ -f "$v72" ]; then
+		printf 'v72 %s - floor 1\nv72 %s - floor 2\nv72 %s - 64M 1\n' "$v72" "$v72" "$v72"
+	fi
+	[ -f "$base" ] || return 0
+	for m in fs/xfs/xfs.ko net/netfilter/nf_tables.ko net/ipv4/tcp_bbr.ko; do
+		[ -f "$mods/$m" ] || continue
+		for l in floor 64M; do echo "$(basename "$m" .ko) $mods/$m $base $l 1"; done
+	done
+}
+
+if [ -n "${1:-}" ]; then
+	grep -v '^#' "$1" | grep -v '^ *$' >"$work/cells"
+else
+	defaultCells >"$work/cells"
+fi
 printf 'load\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'cell\tlimit\tj\twall_A\twall_B\tB/A\tcpu_A\tcpu_B\tB/A\trss_A_MiB\trss_B_MiB\tB/A\tident\n'
 n=0
