@@ -2,7 +2,7 @@
 # bench/memab.sh: two btfstream binaries side by side under --mem-limit.
 # For each cell (file, base, limit, -j) it runs A and B alternately RUNS
 # times and prints the medians of wall, user+sys and peak RSS (GNU time
-# %e %U %S %M) of each and B/A; every limited output is compared with the
+# %e %U %S %M) of each and B/A, and the range of each's RSS; every limited output is compared with the
 # same binary's unlimited -j1 output of that file, and B's with A's.
 #
 #	A=OLD-BIN B=NEW-BIN bench/memab.sh [CELLS-FILE]
@@ -66,7 +66,7 @@ else
 	defaultCells >"$work/cells"
 fi
 printf 'load\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'cell\tlimit\tj\twall_A\twall_B\tB/A\tcpu_A\tcpu_B\tB/A\trss_A_MiB\trss_B_MiB\tB/A\tident\n'
+printf 'cell\tlimit\tj\twall_A\twall_B\tB/A\tcpu_A\tcpu_B\tB/A\trss_A_MiB\trss_B_MiB\tB/A\tident\trss_A_range\trss_B_range\n'
 n=0
 while read -r name file base limit jobs; do
 	n=$((n + 1))
@@ -99,8 +99,9 @@ while read -r name file base limit jobs; do
 	done
 	wa=$(cat "$work/A.wall") wb=$(cat "$work/B.wall") ca=$(cat "$work/A.cpu") cb=$(cat "$work/B.cpu")
 	ra=$(cat "$work/A.rss") rb=$(cat "$work/B.rss")
-	printf '%s\t%s\t%s\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%.1f\t%.3f\t%s\n' "$name" "$limit" "$jobs" \
+	range() { awk '{v=$4/1024; if (NR==1 || v<lo) lo=v; if (NR==1 || v>hi) hi=v} END {printf "%.1f-%.1f", lo, hi}' "$1"; }
+	printf '%s\t%s\t%s\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%.1f\t%.3f\t%s\t%s\t%s\n' "$name" "$limit" "$jobs" \
 		"$wa" "$wb" "$(echo "$wb/$wa" | bc -l)" "$ca" "$cb" "$(echo "$cb/$ca" | bc -l)" \
-		"$ra" "$rb" "$(echo "$rb/$ra" | bc -l)" "$ident"
+		"$ra" "$rb" "$(echo "$rb/$ra" | bc -l)" "$ident" "$(range "$work/A.t")" "$(range "$work/B.t")"
 done <"$work/cells"
 printf 'load\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
