@@ -115,9 +115,9 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 	defer close(su.ready)
 	ef := f.ELF()
 	feat := opts.Features
-	syms, err := encode.ReadSymbols(ef, func(shndx uint32) bool {
+	syms, err := encode.ReadSymbolsWithin(ef, func(shndx uint32) bool {
 		return shndx < uint32(len(ef.Sections)) && encode.VarIncluded(ef.Sections[shndx].Name, feat)
-	})
+	}, mem.funcIndexMax())
 	if err != nil {
 		su.err = err
 		return

@@ -178,7 +178,7 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 // is kept too. Unlike sort, finish neither lays the names out again nor
 // copies the records: the build table goes right after (at -j N this
 // runs beside the first units).
-func (fs *elfFuncs) finish() {
+func (fs *elfFuncs) finish(indexMax int64) {
 	t := &fs.build
 	t.sortRecs()
 	out := t.recs[:0] // in place: out never passes the record read
@@ -210,7 +210,7 @@ func (fs *elfFuncs) finish() {
 	}
 	fs.syms = sb.finish(fs.sfx)
 	fs.sfx = suffixes{}
-	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] })
+	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] }, indexMax)
 	fs.amb = make([]uint64, (len(out)+63)/64)
 	fs.kfunc = make([]uint64, len(fs.amb))
 	for i := range out {
@@ -308,6 +308,14 @@ func (es *Symbols) BytesSize() int64 { return es.funcs.bytesSize() + es.objects.
 // those of sections keepObj accepts (with default features, .data..percpu
 // alone), in an ET_REL file all (it finds sections through them).
 func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, error) {
+	return ReadSymbolsWithin(f, keepObj, -1)
+}
+
+// ReadSymbolsWithin is ReadSymbols whose function names get their hash
+// index (faster lookups by name than a binary search; 8 bytes a slot, 2
+// MiB on a vmlinux) only if it takes at most indexMax bytes (negative:
+// whatever it takes): the memory plan's choice (stream/mem.go).
+func ReadSymbolsWithin(f *elffile.File, keepObj func(shndx uint32) bool, indexMax int64) (*Symbols, error) {
 	es := &Symbols{}
 	rel := f.Relocatable()
 	idsIdx := uint32(0)
@@ -332,7 +340,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 			es.btfIDs = append(es.btfIDs, btfIDSym{strings.Clone(s.Name), s.Value, s.Size})
 		}
 	}
-	es.funcs.finish()
+	es.funcs.finish(indexMax)
 	es.objects.sort()
 	return es, nil
 }
