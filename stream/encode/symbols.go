@@ -308,6 +308,18 @@ func (es *Symbols) BytesSize() int64 { return es.funcs.bytesSize() + es.objects.
 // those of sections keepObj accepts (with default features, .data..percpu
 // alone), in an ET_REL file all (it finds sections through them).
 func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, error) {
+	return ReadSymbolsWith(f, keepObj, SymbolOptions{})
+}
+
+// SymbolOptions tune how ReadSymbolsWith reads the symbol table.
+type SymbolOptions struct {
+	// NamesWhole is the largest symbol name table read whole, in one
+	// read, instead of through a small window (elffile.SymbolsBorrowed).
+	NamesWhole uint64
+}
+
+// ReadSymbolsWith is ReadSymbols with options.
+func ReadSymbolsWith(f *elffile.File, keepObj func(shndx uint32) bool, opts SymbolOptions) (*Symbols, error) {
 	es := &Symbols{}
 	rel := f.Relocatable()
 	idsIdx := uint32(0)
@@ -315,7 +327,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 		idsIdx = s.Index
 	}
 	// The names are borrowed: the tables copy them; .BTF_ids' are cloned.
-	for s, err := range f.SymbolsBorrowed() {
+	for s, err := range f.SymbolsBorrowed(opts.NamesWhole) {
 		if err != nil {
 			return nil, err
 		}
