@@ -67,3 +67,48 @@ func TestStop(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDepth: while the first item's work blocks, the other workers do
+// the items behind it until the queue of depth is full (depth-1 of them,
+// or depth once the consumer has taken the first one off the queue to
+// wait for it), and no more; then everything is consumed in order.
+func TestRunDepth(t *testing.T) {
+	for _, c := range []struct{ workers, depth int }{{2, 4}, {2, 6}, {3, 9}, {2, 1}} {
+		d := max(c.depth, c.workers+1)
+		want := d - 1
+		release := make(chan struct{})
+		var done atomic.Int64
+		i := 0
+		got := 0
+		go func() {
+			deadline := time.Now().Add(5 * time.Second)
+			for done.Load() < int64(want) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond) // more would come now if the queue let them
+			if n := done.Load(); n < int64(d-1) || n > int64(d) {
+				t.Errorf("workers %d, depth %d: %d items done behind the blocked one, want %d or %d", c.workers, c.depth, n, d-1, d)
+			}
+			close(release)
+		}()
+		RunDepth(c.workers, c.depth, func() (int, bool) {
+			i++
+			return i, i <= 50
+		}, func(_ int, v int) {
+			if v == 1 {
+				<-release
+				return
+			}
+			done.Add(1)
+		}, func(v int) bool {
+			got++
+			if v != got {
+				t.Fatalf("item %d at position %d", v, got)
+			}
+			return true
+		}, nil)
+		if got != 50 {
+			t.Errorf("workers %d, depth %d: %d consumed", c.workers, c.depth, got)
+		}
+	}
+}
