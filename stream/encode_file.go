@@ -139,7 +139,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 	}
 	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
 		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, ColdAt: mem.coldAt(),
-		NoDedup: opts.noDedup})
+		NoDedup: opts.noDedup, FuncsAside: opts.Jobs > 1 && (mem.limit <= 0 || mem.limit >= resolveMinLimit)})
 	if err != nil {
 		su.err = err
 		return
