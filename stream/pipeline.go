@@ -32,8 +32,8 @@ type unitJob struct {
 // before reading it (blocking while the units in flight would pass the
 // limit); a worker turns the reservation into the batch's size when it
 // frees the unit; the consumer returns it once the batch is merged. At
-// most about queueDepth units are in flight (ordered.RunDepth). With
-// Jobs <= 1 it all runs on the caller's goroutine.
+// most about 2*Jobs units are in flight (ordered.Run). With Jobs <= 1 it
+// all runs on the caller's goroutine.
 func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan, stats *EncodeStats, progress *progressReport) error {
 	jobs := max(opts.Jobs, 1)
 	ur, err := f.NewUnitReader(dwarfread.UnitOptions{Jobs: jobs, LangExclude: opts.LangExclude, NoTypeUnits: true, Budget: mem.budget})
@@ -45,14 +45,13 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	// done (the units are read and decoded meanwhile).
 	workers := make([]*encode.Worker, jobs)
 	preparers := make([]*merge.Preparer, jobs)
-	depth := queueDepth(jobs, mem.limit)
 	// Batches the merger is done with go back to the workers, so a run
 	// does not allocate a batch's tables per unit. The list holds as many
-	// as can be in flight (the queue of depth, one per worker, one read
-	// ahead): with fewer, the ones returned while it was full were
-	// dropped and new ones grown again (-j2 on the 6.12 vmlinux: 435
+	// as can be in flight (ordered.Run's queue of 2*jobs, one per worker,
+	// one read ahead): with fewer, the ones returned while it was full
+	// were dropped and new ones grown again (-j2 on the 6.12 vmlinux: 435
 	// batches made instead of 3, 100 MB of allocation).
-	free := make(chan *merge.Prepared, depth+jobs+1)
+	free := make(chan *merge.Prepared, 3*jobs+1)
 	// Each worker beyond the first keeps state of its own (name cache,
 	// conversion and preparation buffers, a batch) besides its unit: the
 	// collector gets that much less room under a limit (the first
@@ -61,7 +60,7 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	largest, _ := f.LargestUnit()
 	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(largest, mem.nameCacheBits(f)))()
 	var runErr error
-	ordered.RunDepth(jobs, depth, func() (*unitJob, bool) {
+	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)
 		cu, err := ur.Next()
 		j := &unitJob{cu: cu, err: err}
@@ -173,21 +172,6 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	// others skipped (not compile units) above.
 	stats.SkippedCUs += ur.Skipped()
 	return runErr
-}
-
-// queueDepth is how many units may be in flight behind the merger:
-// 3*jobs, so that while one worker is on a long unit, the others run
-// further past it (the merger waits for it in file order, and with
-// 2*jobs the other worker of -j2 stopped after 3 small units); 2*jobs
-// under a limit below resolveMinLimit, where the memory plan is sized for
-// that. Replaying the 7.2 vmlinux's unit times at -j2 (2 workers, units
-// in file order), the parallel stretch ran 5-8% over its work/2 bound
-// with 2*jobs, 2-3% with 3*jobs.
-func queueDepth(jobs int, limit int64) int {
-	if jobs > 1 && (limit <= 0 || limit >= resolveMinLimit) {
-		return 3 * jobs
-	}
-	return 2 * jobs
 }
 
 // resolveMinLimit is the smallest memory limit under which workers also

@@ -26,28 +26,6 @@ func TestSymNamesWhole(t *testing.T) {
 	}
 }
 
-// TestQueueDepth: 3 units per job may be in flight at -j2 and above,
-// unless a limit below resolveMinLimit sized the plan for 2 per job;
-// -j1 runs serially whatever the depth.
-func TestQueueDepth(t *testing.T) {
-	for _, c := range []struct {
-		jobs  int
-		limit int64
-		want  int
-	}{
-		{1, 0, 2},
-		{2, 0, 6},
-		{2, 12 << 30, 6},
-		{4, resolveMinLimit, 12},
-		{2, resolveMinLimit - 1, 4},
-		{2, 64 << 20, 4},
-	} {
-		if got := queueDepth(c.jobs, c.limit); got != c.want {
-			t.Errorf("queueDepth(%d, %d) = %d, want %d", c.jobs, c.limit, got, c.want)
-		}
-	}
-}
-
 // TestFuncsAsideGolden: every golden object encodes to the same bytes at
 // -j1 (function states merged on one goroutine) and at -j2 without a
 // limit (read and chosen on a second goroutine: merge.Config.FuncsAside).

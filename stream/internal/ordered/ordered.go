@@ -28,15 +28,6 @@ import "sync"
 // With workers <= 1 everything runs on the caller's goroutine: next, work
 // (with w = 0), consume, in turn.
 func Run[T any](workers int, next func() (T, bool), work func(w int, v T), consume func(T) bool, drop func(T)) {
-	RunDepth(workers, 2*workers, next, work, consume, drop)
-}
-
-// RunDepth is Run with a queue behind the consumer of depth items (at
-// least workers+1) instead of 2*workers: a deeper queue lets the workers
-// run further past an item that takes long (the consumer waits for it
-// while the items after it are done), at the cost of holding more done
-// items.
-func RunDepth[T any](workers, depth int, next func() (T, bool), work func(w int, v T), consume func(T) bool, drop func(T)) {
 	if drop == nil {
 		drop = func(T) {}
 	}
@@ -56,8 +47,8 @@ func RunDepth[T any](workers, depth int, next func() (T, bool), work func(w int,
 		v    T
 		done chan struct{}
 	}
-	queue := make(chan *slot, max(depth, workers+1)) // in order, for the consumer
-	todo := make(chan *slot)                         // for the workers
+	queue := make(chan *slot, 2*workers) // in order, for the consumer
+	todo := make(chan *slot)             // for the workers
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
