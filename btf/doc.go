@@ -32,6 +32,10 @@
 //     header and the bytes its sections span; LoadRaw and LoadAt, which
 //     parse BTF through an io.ReaderAt without a copy of it (the strings
 //     read into the Spec's buffer, the types through a small one).
+//   - outside.go: memory outside the Go heap (anonymous mappings, never
+//     freed) for a base loaded for the process (LoadAtForProcess,
+//     LoadRawForProcess): a module encode's --btf_base, whose ~6 MB then
+//     do not count toward the collector's goal.
 //   - structure.go: CheckStructure, the format's own checks (header
 //     sections, string section, each type record's kind, length, string
 //     offsets and type ids: what libbpf's btf_sanity_check relies on),

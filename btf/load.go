@@ -72,10 +72,15 @@ func readAtMost(r io.ReaderAt, off, n int64) ([]byte, error) {
 // LoadRaw is Parse(ReadRaw(r), base) without the copy: r holds raw BTF,
 // which is read as LoadAt reads it, the header saying how many bytes it
 // spans. A short input fails as ReadRaw does.
-func LoadRaw(r io.ReaderAt, base *Spec) (*Spec, error) { return loadRaw(r, base, 0) }
+func LoadRaw(r io.ReaderAt, base *Spec) (*Spec, error) { return loadRaw(r, base, 0, false) }
 
-// loadRaw is LoadRaw with a type buffer of chunk bytes (0: the default).
-func loadRaw(r io.ReaderAt, base *Spec, chunk int) (*Spec, error) {
+// LoadRawForProcess is LoadRaw of a base whose memory is outside the Go
+// heap until the process exits, as LoadAtForProcess says.
+func LoadRawForProcess(r io.ReaderAt) (*Spec, error) { return loadRaw(r, nil, 0, true) }
+
+// loadRaw is LoadRaw with a type buffer of chunk bytes (0: the default),
+// outside the heap if outside (LoadAtForProcess).
+func loadRaw(r io.ReaderAt, base *Spec, chunk int, outside bool) (*Spec, error) {
 	size, err := rawSize(r)
 	if err != nil {
 		return nil, err
@@ -87,7 +92,7 @@ func loadRaw(r io.ReaderAt, base *Spec, chunk int) (*Spec, error) {
 			return nil, &FormatError{Off: 0, Msg: fmt.Sprintf("reading %d bytes of BTF: %v", size, err), Err: ErrTruncated}
 		}
 	}
-	return parse(source{r: r, size: int64(size), chunk: chunk}, base)
+	return parse(source{r: r, size: int64(size), chunk: chunk, outside: outside}, base)
 }
 
 // source is raw BTF: in memory (data), or size bytes read through r on
@@ -97,6 +102,9 @@ type source struct {
 	r     io.ReaderAt
 	size  int64
 	chunk int // the type stream's buffer (0: typeStreamBuf; tests make it small)
+	// outside: the Spec's types and strings go outside the Go heap
+	// (LoadAtForProcess); only with r.
+	outside bool
 }
 
 func (s source) len() uint64 {
@@ -112,6 +120,14 @@ func (s source) bytes(off, n uint64) ([]byte, error) {
 	if s.r == nil {
 		return s.data[off : off+n], nil
 	}
+	if s.outside {
+		// n is within the source, whose last byte was read.
+		b := outsideSlice[byte](int(n))
+		if got, err := s.r.ReadAt(b, int64(off)); uint64(got) < n {
+			return nil, &FormatError{Off: int64(off), Msg: fmt.Sprintf("reading %d bytes: %v", n, err), Err: ErrTruncated}
+		}
+		return b, nil
+	}
 	b, err := readAtMost(s.r, int64(off), int64(n))
 	if err != nil {
 		return nil, &FormatError{Off: int64(off), Msg: fmt.Sprintf("reading %d bytes: %v", n, err), Err: ErrTruncated}
@@ -126,7 +142,7 @@ func (s source) types(h Header) *typeStream {
 		b := s.data[at : at+int64(h.TypeLen)]
 		return &typeStream{mem: b, b: b, n: int64(len(b))}
 	}
-	return &typeStream{r: s.r, at: at, n: int64(h.TypeLen), chunk: cmp.Or(s.chunk, typeStreamBuf)}
+	return &typeStream{r: s.r, at: at, n: int64(h.TypeLen), chunk: cmp.Or(s.chunk, typeStreamBuf), outside: s.outside}
 }
 
 // typeStreamBuf is what a typeStream over a reader reads at a time.
@@ -144,6 +160,8 @@ type typeStream struct {
 	buf []byte      // b's backing array (reader)
 	// chunk is buf's size, at least 12 (a type's header)
 	chunk int
+	// outside: the types parsed go outside the Go heap (source.outside)
+	outside bool
 }
 
 // again returns a stream of the same section from its start.
@@ -151,7 +169,7 @@ func (t *typeStream) again() *typeStream {
 	if t.r == nil {
 		return &typeStream{mem: t.mem, b: t.mem, n: t.n}
 	}
-	return &typeStream{r: t.r, at: t.at, n: t.n, chunk: t.chunk}
+	return &typeStream{r: t.r, at: t.at, n: t.n, chunk: t.chunk, outside: t.outside}
 }
 
 // left is how many bytes of the section are after pos.

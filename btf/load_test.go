@@ -19,16 +19,18 @@ func loadMatchesParse(t *testing.T, what string, data []byte, chunk int) {
 		}
 		return Parse(raw, nil)
 	}()
-	got, gerr := loadRaw(bytes.NewReader(data), nil, chunk)
-	switch {
-	case (werr == nil) != (gerr == nil):
-		t.Fatalf("%s: Parse error %v, LoadRaw error %v", what, werr, gerr)
-	case werr != nil:
-		if werr.Error() != gerr.Error() {
-			t.Fatalf("%s: Parse: %v\nLoadRaw: %v", what, werr, gerr)
+	for _, outside := range []bool{false, true} {
+		got, gerr := loadRaw(bytes.NewReader(data), nil, chunk, outside)
+		switch {
+		case (werr == nil) != (gerr == nil):
+			t.Fatalf("%s (outside %v): Parse error %v, LoadRaw error %v", what, outside, werr, gerr)
+		case werr != nil:
+			if werr.Error() != gerr.Error() {
+				t.Fatalf("%s (outside %v): Parse: %v\nLoadRaw: %v", what, outside, werr, gerr)
+			}
+		case !bytes.Equal(want.Marshal(), got.Marshal()):
+			t.Fatalf("%s (outside %v): LoadRaw's Spec marshals differently from Parse's", what, outside)
 		}
-	case !bytes.Equal(want.Marshal(), got.Marshal()):
-		t.Fatalf("%s: LoadRaw's Spec marshals differently from Parse's", what)
 	}
 }
 

@@ -24,6 +24,15 @@ func LoadAt(r io.ReaderAt, size int64, base *Spec) (*Spec, error) {
 	return parse(source{r: r, size: size}, base)
 }
 
+// LoadAtForProcess is LoadAt of a base (no base of its own) whose types,
+// strings and string index are kept outside the Go heap until the process
+// exits (outside.go): for a base read once and used until the end, such
+// as a module encode's --btf_base. The Spec and every slice of it stay
+// valid for the life of the process; nothing frees them.
+func LoadAtForProcess(r io.ReaderAt, size int64) (*Spec, error) {
+	return parse(source{r: r, size: size, outside: true}, nil)
+}
+
 func parse(src source, base *Spec) (*Spec, error) {
 	h, bo, err := parseHeader(src)
 	if err != nil {
@@ -47,6 +56,7 @@ func parse(src source, base *Spec) (*Spec, error) {
 		return nil, &FormatError{Off: int64(h.HdrLen+h.StrOff) + int64(len(strs)) - 1, Msg: "string section not NUL-terminated"}
 	}
 	s.strings = StringsFromBytes(strs, s.strings.base)
+	s.strings.outside = src.outside
 	s.ByteOrder = bo
 	s.Header = h
 
@@ -75,11 +85,19 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 	// Sized exactly by a first pass that reads only the headers (a base
 	// vmlinux is 108k types: bounding by 12 bytes a type would reserve
 	// twice what it takes, for as long as the Spec lives).
-	n, words, err := countTypes(types.again(), le)
+	counter := types.again()
+	n, words, err := countTypes(counter, le)
 	if err != nil {
 		return err
 	}
-	s.Grow(n, words)
+	types.buf = counter.buf // one buffer (256 KiB) for both passes
+	if types.outside {
+		s.types = outsideSlice[Type](n)[:0]
+		s.extraAt = append(outsideSlice[uint32](n + 1)[:0], 0)
+		s.extra = outsideSlice[uint32](words)[:0]
+	} else {
+		s.Grow(n, words)
+	}
 	base0 := int64(h.HdrLen + h.TypeOff)
 	need := 12
 	for types.left() > 0 {

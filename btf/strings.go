@@ -50,6 +50,9 @@ type Strings struct {
 	// powers of two): a vmlinux base's 119k strings take 636 KiB of slots
 	// instead of 1 MiB. Probes stay within a cache line or two.
 	dense bool
+	// outside: the bytes and the lookup set are outside the Go heap
+	// (LoadAtForProcess).
+	outside bool
 }
 
 // memoBits sizes Add's memo: 1<<memoBits entries (768 KiB on 64-bit hosts).
@@ -433,7 +436,11 @@ func (s *Strings) rebuild(n int) {
 	if len(s.data) < 1<<16 {
 		s.offBits = max(s.offBits, 17)
 	}
-	s.slots = make([]uint32, n)
+	if s.outside {
+		s.slots = outsideSlice[uint32](n)
+	} else {
+		s.slots = make([]uint32, n)
+	}
 	for _, v := range old {
 		if v == 0 {
 			continue

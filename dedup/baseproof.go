@@ -51,9 +51,15 @@ func (d *Incremental) lazyIndexBase() bool {
 	d.lh = make([]uint64, 0, n/16)
 	d.fin = make([]bool, 0, n/16)
 	d.next = make([]uint32, 0, n/16)
-	lz.ids = append(lz.ids, 0)
-	lz.hash, lz.tag, lz.lh, lz.fin = append(lz.hash, voidTag), append(lz.tag, voidTag), append(lz.lh, voidTag), append(lz.fin, true)
-	lz.next = append(lz.next, 0)
+	// Room for the base types a module reaches (on 7.2, 6-11k of 118k
+	// for small and mid-sized modules): grown from nothing by appending,
+	// the values and their id index left as much garbage as they keep.
+	reach := int(n/16) + 1
+	lz.ids = append(make([]uint32, 0, reach), 0)
+	lz.hash, lz.tag, lz.lh = append(make([]uint64, 0, reach), voidTag), append(make([]uint64, 0, reach), voidTag), append(make([]uint64, 0, reach), voidTag)
+	lz.fin = append(make([]bool, 0, reach), true)
+	lz.next = append(make([]uint32, 0, reach), 0)
+	lz.slot.reserve(reach)
 	lz.slot.add(lz.ids)
 	// Equivalent types have one group, one label and one structural
 	// hash. A small group's members are compared pair by pair (labels

@@ -130,11 +130,13 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 	d.fin = []bool{true}
 	d.next = []uint32{0}
 	d.index.reset(0)
+	// The table interns with AddBytes; Add's memo (768 KiB of string
+	// headers for the collector to scan, made by the first Add on it or
+	// on a batch split over it: the function merge's, whose names are
+	// fresh copies that never hit) would only sit there: over a base it
+	// was a sixth of a small module's live heap.
 	if base == nil {
 		d.table = btf.NewSpec()
-		// The table interns with AddBytes; Add's memo (768 KiB, made by
-		// the first Add on it or on a batch split over it: the function
-		// merge's) would only sit there.
 		d.table.Strings().NoMemo()
 		return d, nil
 	}
@@ -142,6 +144,7 @@ func newIncremental(base *btf.Spec, mergeAll bool) (*Incremental, error) {
 		return nil, fmt.Errorf("dedup: base is itself split BTF")
 	}
 	d.table = btf.NewSplitSpec(base)
+	d.table.Strings().NoMemo()
 	if err := d.indexBase(); err != nil {
 		return nil, err
 	}

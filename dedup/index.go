@@ -96,6 +96,19 @@ func (x *idIndex) find(id uint32, ids []uint32) uint32 {
 	}
 }
 
+// reserve sizes an empty index for n ids, so that adding them does not
+// grow it step by step.
+func (x *idIndex) reserve(n int) {
+	if len(x.slots) == 0 && n > 0 {
+		size := 64
+		for size < 2*n {
+			size *= 2
+		}
+		x.slots = make([]uint32, size)
+		x.shift = uint8(32 - bits.Len(uint(size-1)))
+	}
+}
+
 // add indexes the last of ids (not indexed yet).
 func (x *idIndex) add(ids []uint32) {
 	if 2*len(ids) > len(x.slots) {

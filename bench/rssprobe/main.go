@@ -78,7 +78,7 @@ func main() {
 	withDedup := flag.Bool("dedup", false, "build dedup's base index separately, to size it")
 	heapProf = flag.String("heapprofile", "", "write a heap profile (MemProfileRate 1) after the encode")
 	peakProf = flag.String("peakprofile", "", "write the heap profile of the largest live heap seen during the encode (run with a small -gc)")
-	asCmd = flag.Bool("load", false, "load the base as btfstream -J does (elffile.LoadSoundBTF) instead of step by step")
+	asCmd = flag.Bool("load", false, "load the base as btfstream -J does (elffile.LoadBaseForProcess) instead of step by step")
 	gc := flag.Int("gc", stream.ModuleGCPercent, "GC percent")
 	flag.Parse()
 	if *heapProf != "" || *peakProf != "" {
@@ -89,7 +89,7 @@ func main() {
 	var b *btf.Spec
 	if *asCmd {
 		var err error
-		if b, err = elffile.LoadSoundBTF(*base, nil); err != nil {
+		if b, err = elffile.LoadBaseForProcess(*base); err != nil {
 			panic(err)
 		}
 		snap("base loaded")

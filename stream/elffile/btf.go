@@ -1,6 +1,7 @@
 package elffile
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/btfstream/btfstream/btf"
@@ -96,6 +97,43 @@ func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 		}
 	default:
 		s, err = btf.LoadAt(raw.r, raw.size, base)
+	}
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	return s, nil
+}
+
+// LoadBaseForProcess is LoadSoundBTF(path, nil) for a base BTF used until
+// the process exits (a module encode's --btf_base): its types, strings and
+// string index are outside the Go heap (btf.LoadAtForProcess), so they do
+// not count toward the collector's goal, and are never freed. Compressed
+// .BTF is inflated, then copied there.
+func LoadBaseForProcess(path string) (*btf.Spec, error) {
+	f, st, err := OpenInput(path, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var direct *btf.Spec
+	raw, err := findBTF(path, f, st.Size(), true, func(r io.ReaderAt) ([]byte, error) {
+		s, err := btf.LoadRawForProcess(r)
+		direct = s
+		return nil, err
+	})
+	var s *btf.Spec
+	switch {
+	case err != nil:
+		return nil, err
+	case direct != nil:
+		s = direct
+	case raw.data != nil:
+		s, err = btf.LoadAtForProcess(bytes.NewReader(raw.data), int64(len(raw.data)))
+	default:
+		s, err = btf.LoadAtForProcess(raw.r, raw.size)
+	}
+	if err == nil {
+		err = s.CheckStructure()
 	}
 	if err != nil {
 		return nil, &Error{File: path, Err: err}

@@ -310,3 +310,65 @@ func TestLoadBTF(t *testing.T) {
 		t.Errorf("truncated BTF: %v", err)
 	}
 }
+
+// TestLoadBaseForProcess: a base loaded for the process (outside the Go
+// heap) is what LoadSoundBTF loads, from raw BTF and from an ELF's .BTF,
+// plain or compressed; a truncated or structurally broken base fails with
+// an error naming the file.
+func TestLoadBaseForProcess(t *testing.T) {
+	dir := t.TempDir()
+	raw := sampleBTF(binary.LittleEndian)
+	var z bytes.Buffer
+	ch := make([]byte, 24)
+	binary.LittleEndian.PutUint32(ch, elfCompressZlib)
+	binary.LittleEndian.PutUint64(ch[8:], uint64(len(raw)))
+	binary.LittleEndian.PutUint64(ch[16:], 1)
+	z.Write(ch)
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	// A type naming a string beyond the string section: only the
+	// structural check finds it.
+	broken, err := btf.Parse(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt := broken.Type(1)
+	bt.NameOff = btf.StrOff(broken.Strings().Len() + 100)
+	broken.SetType(1, bt)
+	files := []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"raw.btf", raw, true},
+		{"elf.o", makeELF(true, binary.LittleEndian, false, elfSec{name: ".BTF", typ: 1, data: raw}), true},
+		{"zlib.o", makeELF(true, binary.LittleEndian, false, elfSec{name: ".BTF", typ: 1, flags: SHFCompressed, data: z.Bytes()}), true},
+		{"cut.btf", raw[:len(raw)-1], false},
+		{"cut.o", makeELF(true, binary.LittleEndian, false, elfSec{name: ".BTF", typ: 1, data: raw[:len(raw)-5]}), false},
+		{"broken.btf", broken.Marshal(), false},
+		{"none.o", makeELF(true, binary.LittleEndian, false, elfSec{name: ".text", typ: 1, data: []byte{1}}), false},
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, f.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadBaseForProcess(p)
+		want, werr := LoadSoundBTF(p, nil)
+		if (err == nil) != f.ok || (werr == nil) != f.ok {
+			t.Errorf("%s: LoadBaseForProcess: %v; LoadSoundBTF: %v", f.name, err, werr)
+			continue
+		}
+		if !f.ok {
+			var fe *Error
+			if !errors.As(err, &fe) || fe.File != p || err.Error() != werr.Error() {
+				t.Errorf("%s: %v, want %v", f.name, err, werr)
+			}
+			continue
+		}
+		if !bytes.Equal(got.Marshal(), want.Marshal()) || !bytes.Equal(got.Marshal(), raw) {
+			t.Errorf("%s: loads differently", f.name)
+		}
+	}
+}

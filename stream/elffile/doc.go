@@ -24,6 +24,9 @@
 //   - Symbols: .symtab, streamed in chunks.
 //   - ReadBTF / LoadBTF: the .BTF section of an ELF file, or a raw BTF file
 //     (package btf parses it; btf itself knows nothing of ELF).
+//     LoadBaseForProcess loads a module encode's --btf_base outside the Go
+//     heap (btf.LoadAtForProcess), read with pread, never mapped from the
+//     file: a file that shrinks while it is read gives an error, not SIGBUS.
 //
 // # Errors
 //

@@ -55,8 +55,8 @@ type Merger struct {
 	// goroutines (nil when dedup cannot be resolved elsewhere).
 	snap atomic.Pointer[dedup.Snapshot]
 	// classes: closures workers may skip (skip.go); nil: none.
-	classes           *encode.ClassTable
-	imported, checked int
+	classes *encode.ClassTable
+	skip    skipState
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -88,7 +88,7 @@ func New(cfg Config) (*Merger, error) {
 		}
 		m.d = d
 		m.snap.Store(d.Snapshot())
-		m.classes = newClassTable(cfg)
+		m.initSkip(cfg)
 	}
 	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil), aside: cfg.FuncsAside,
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
