@@ -257,8 +257,26 @@ func nameCacheBitsFor(limit int64) uint8 {
 	return bits
 }
 
+// symNamesWhole is the largest symbol name table (.strtab) setup reads
+// whole rather than through a 4 KiB window: a 32nd of the memory limit
+// (what the page cache gets of a small one), at most 64 MiB. The 7.2
+// vmlinux's is 4.4 MB, garbage once the symbol tables have copied the
+// names they keep; read whole, setup's CPU there goes from 0.17-0.2 s to
+// 0.10-0.12 s, most of the difference the window reads' system time.
+// Under a limit near the floor (2 MiB at 64M) both vmlinuxes keep the
+// window, so the plan's memory there is what it was.
+func symNamesWhole(limit int64) uint64 {
+	if limit <= 0 {
+		return 64 << 20
+	}
+	return uint64(min(limit/32, 64<<20))
+}
+
+// symNamesWhole is symNamesWhole of the plan's limit.
+func (m *memPlan) symNamesWhole() uint64 { return symNamesWhole(m.limit) }
+
 // funcIndexMax is the most the function names' hash index may take
-// (encode.ReadSymbolsWithin; negative: whatever it takes): a 128th of the
+// (encode.SymbolOptions.IndexMax; negative: whatever it takes): a 128th of the
 // limit, as the name caches. The index speeds up the encoder's lookups
 // of functions by name, about 1% of a vmlinux's CPU, and takes 8 bytes a
 // slot: 2 MiB for the 101k names of the 6.12 cloud vmlinux, which it holds

@@ -308,14 +308,24 @@ func (es *Symbols) BytesSize() int64 { return es.funcs.bytesSize() + es.objects.
 // those of sections keepObj accepts (with default features, .data..percpu
 // alone), in an ET_REL file all (it finds sections through them).
 func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, error) {
-	return ReadSymbolsWithin(f, keepObj, -1)
+	return ReadSymbolsWith(f, keepObj, SymbolOptions{IndexMax: -1})
 }
 
-// ReadSymbolsWithin is ReadSymbols whose function names get their hash
-// index (faster lookups by name than a binary search; 8 bytes a slot, 2
-// MiB on a vmlinux) only if it takes at most indexMax bytes (negative:
-// whatever it takes): the memory plan's choice (stream/mem.go).
-func ReadSymbolsWithin(f *elffile.File, keepObj func(shndx uint32) bool, indexMax int64) (*Symbols, error) {
+// SymbolOptions tune how ReadSymbolsWith reads the symbol table; the
+// memory plan (stream/mem.go) chooses them.
+type SymbolOptions struct {
+	// NamesWhole is the largest symbol name table read whole, in one
+	// read, instead of through a small window (elffile.SymbolsBorrowed).
+	NamesWhole uint64
+	// IndexMax is the most the function names' hash index may take
+	// (faster lookups by name than a binary search; 8 bytes a slot, 2 MiB
+	// on a vmlinux); without it they are binary-searched. Negative:
+	// whatever it takes.
+	IndexMax int64
+}
+
+// ReadSymbolsWith is ReadSymbols with options.
+func ReadSymbolsWith(f *elffile.File, keepObj func(shndx uint32) bool, opts SymbolOptions) (*Symbols, error) {
 	es := &Symbols{}
 	rel := f.Relocatable()
 	idsIdx := uint32(0)
@@ -323,7 +333,7 @@ func ReadSymbolsWithin(f *elffile.File, keepObj func(shndx uint32) bool, indexMa
 		idsIdx = s.Index
 	}
 	// The names are borrowed: the tables copy them; .BTF_ids' are cloned.
-	for s, err := range f.SymbolsBorrowed() {
+	for s, err := range f.SymbolsBorrowed(opts.NamesWhole) {
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +350,7 @@ func ReadSymbolsWithin(f *elffile.File, keepObj func(shndx uint32) bool, indexMa
 			es.btfIDs = append(es.btfIDs, btfIDSym{strings.Clone(s.Name), s.Value, s.Size})
 		}
 	}
-	es.funcs.finish(indexMax)
+	es.funcs.finish(opts.IndexMax)
 	es.objects.sort()
 	return es, nil
 }
