@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/btfstream/btfstream/btf"
@@ -67,4 +68,74 @@ func restoreRefs(t *btf.Type, w []uint32) {
 	for i, p := 0, int(s.first); i < n; i, p = i+1, p+int(s.stride) {
 		w[p] = back(w[p])
 	}
+}
+
+// ReachesResolved reports whether a table type reachable from roots (table
+// ids; ids outside the table are ignored) is a struct, union, enum or
+// forward declaration named like a declaration resolved by resolutions
+// from..to-1 (in Resolutions' order). A batch type is only ever paired with
+// table types of its own name (cutKey), so a batch whose imported closures
+// reach no such name reads none of those resolutions, whatever its types
+// were paired with. It walks the table from every root once; r is its
+// scratch, kept for the next call.
+func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *ReachScratch) bool {
+	names := r.names[:0]
+	for _, e := range d.fwdLog[from:to] {
+		if b, err := d.table.Strings().LookupBytes(d.table.Type(btf.TypeID(e.key)).NameOff); err == nil && len(b) > 0 {
+			names = append(names, b)
+		}
+	}
+	r.names = names
+	if len(names) == 0 {
+		return false
+	}
+	n := d.table.NextID()
+	if len(r.seen) < int(n) {
+		r.seen = make([]uint32, n+n/4)
+		r.epoch = 0
+	}
+	r.epoch++
+	if r.epoch == 0 { // wrapped: stamps of old epochs could match
+		clear(r.seen)
+		r.epoch = 1
+	}
+	stack := r.stack[:0]
+	push := func(id uint32) {
+		if id != 0 && id < uint32(n) && r.seen[id] != r.epoch {
+			r.seen[id] = r.epoch
+			stack = append(stack, id)
+		}
+	}
+	for _, id := range roots {
+		push(uint32(id))
+	}
+	strs := d.table.Strings()
+	found := false
+	for len(stack) > 0 && !found {
+		id := btf.TypeID(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		t := d.table.Type(id)
+		switch t.Kind() {
+		case btf.KindStruct, btf.KindUnion, btf.KindFwd, btf.KindEnum, btf.KindEnum64:
+			if b, err := strs.LookupBytes(t.NameOff); err == nil && len(b) > 0 {
+				for _, nm := range names {
+					if bytes.Equal(b, nm) {
+						found = true
+					}
+				}
+			}
+		}
+		d.table.ForEachRef(id, func(ref *uint32) { push(*ref) })
+	}
+	r.stack = stack[:0]
+	return found
+}
+
+// ReachScratch is ReachesResolved's: a visit stamp per table id, the
+// walk's stack, the resolved names.
+type ReachScratch struct {
+	seen  []uint32
+	epoch uint32
+	stack []uint32
+	names [][]byte
 }

@@ -115,9 +115,9 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 	defer close(su.ready)
 	ef := f.ELF()
 	feat := opts.Features
-	syms, err := encode.ReadSymbols(ef, func(shndx uint32) bool {
+	syms, err := encode.ReadSymbolsWith(ef, func(shndx uint32) bool {
 		return shndx < uint32(len(ef.Sections)) && encode.VarIncluded(ef.Sections[shndx].Name, feat)
-	})
+	}, encode.SymbolOptions{NamesWhole: mem.symNamesWhole(), IndexMax: mem.funcIndexMax()})
 	if err != nil {
 		su.err = err
 		return
@@ -139,7 +139,7 @@ func (su *setup) run(f *dwarfread.File, opts EncodeOptions, mem *memPlan) {
 	}
 	m, err := merge.New(merge.Config{Features: feat, Syms: syms,
 		SectionNames: secNames, Base: opts.Base, Budget: mem.budget, Limit: mem.limit, ColdAt: mem.coldAt(),
-		NoDedup: opts.noDedup})
+		NoDedup: opts.noDedup, FuncsAside: opts.Jobs > 1 && (mem.limit <= 0 || mem.limit >= resolveMinLimit)})
 	if err != nil {
 		su.err = err
 		return

@@ -27,7 +27,8 @@ package stream
 // are capped to the room the limit leaves beside the floor (check), and
 // the limit decides how many of the -j jobs run. What the plan sizes from
 // the limit: the page cache, the reader's string and abbreviation caches,
-// the arenas kept for reuse, the workers' name caches. spill/doc.go says
+// the arenas kept for reuse, the workers' name caches, whether function
+// names get a hash index (funcIndexMax). spill/doc.go says
 // what spills, when, and what it costs; memFloor is the smallest limit.
 //
 // The Go runtime's soft limit is set to the limit minus runtimeOverhead
@@ -254,6 +255,39 @@ func nameCacheBitsFor(limit int64) uint8 {
 		bits++
 	}
 	return bits
+}
+
+// symNamesWhole is the largest symbol name table (.strtab) setup reads
+// whole rather than through a 4 KiB window: a 32nd of the memory limit
+// (what the page cache gets of a small one), at most 64 MiB. The 7.2
+// vmlinux's is 4.4 MB, garbage once the symbol tables have copied the
+// names they keep; read whole, setup's CPU there goes from 0.17-0.2 s to
+// 0.10-0.12 s, most of the difference the window reads' system time.
+// Under a limit near the floor (2 MiB at 64M) both vmlinuxes keep the
+// window, so the plan's memory there is what it was.
+func symNamesWhole(limit int64) uint64 {
+	if limit <= 0 {
+		return 64 << 20
+	}
+	return uint64(min(limit/32, 64<<20))
+}
+
+// symNamesWhole is symNamesWhole of the plan's limit.
+func (m *memPlan) symNamesWhole() uint64 { return symNamesWhole(m.limit) }
+
+// funcIndexMax is the most the function names' hash index may take
+// (encode.SymbolOptions.IndexMax; negative: whatever it takes): a 128th of the
+// limit, as the name caches. The index speeds up the encoder's lookups
+// of functions by name, about 1% of a vmlinux's CPU, and takes 8 bytes a
+// slot: 2 MiB for the 101k names of the 6.12 cloud vmlinux, which it holds
+// all run, so a limit below 256M binary-searches the names instead (at
+// 32M the index raised the peak RSS by 2 MiB, over the limit). A module's
+// few thousand names keep theirs at any limit from 8M.
+func (m *memPlan) funcIndexMax() int64 {
+	if m.limit <= 0 {
+		return -1
+	}
+	return m.limit / 128
 }
 
 // workerBytes estimates what each decoding job beyond the first adds:

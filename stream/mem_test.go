@@ -80,6 +80,19 @@ func TestLimitSizing(t *testing.T) {
 	if (&memPlan{limit: 32 << 20}).coldAt() >= SoftLimit(32<<20) || (&memPlan{}).coldAt() != 0 {
 		t.Error("coldAt: want below the soft limit, 0 without a limit")
 	}
+	// The function names' hash index of a vmlinux (2 MiB of slots for
+	// ~100k names) only from 256M; a module's (64 KiB for a few
+	// thousand names) from 8M.
+	for _, c := range []struct {
+		limit, index int64
+		want         bool
+	}{{0, 2 << 20, true}, {-1, 2 << 20, true}, {32 << 20, 2 << 20, false}, {128 << 20, 2 << 20, false},
+		{256 << 20, 2 << 20, true}, {8 << 20, 64 << 10, true}} {
+		p := &memPlan{limit: max(c.limit, 0)}
+		if got := p.funcIndexMax() < 0 || c.index <= p.funcIndexMax(); got != c.want {
+			t.Errorf("limit %d: index of %d bytes built: %v, want %v", c.limit, c.index, got, c.want)
+		}
+	}
 }
 
 // EncodeOptions.Progress: monotone reports ending with every unit and

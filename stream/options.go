@@ -116,6 +116,9 @@ type EncodeStats struct {
 	// SkippedTypes counts the batch types workers did not convert, their
 	// closures being in the table already (encode's closureskip.go).
 	SkippedTypes int
+	// StaleUnits counts the units encoded again because their batches
+	// were stale (pipeline_skip.go).
+	StaleUnits int
 	// Spilled is the bytes written to spill files (compressed).
 	Spilled int64
 	// PeakAccounted is the most memory the budget accounted at once.

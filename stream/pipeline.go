@@ -14,6 +14,7 @@ import (
 type unitJob struct {
 	off, n uint64        // the unit's offset and length, for progress
 	cu     *dwarfread.CU // until a worker has encoded it
+	keep   *dwarfread.CU // the unit again, until merged, if its batch may be stale (pipeline_skip.go)
 	err    error
 	batch  *encode.Batch
 	prep   *merge.Prepared // the batch, prepared for the merger (nil without dedup)
@@ -60,6 +61,8 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	largest, _ := f.LargestUnit()
 	defer mem.reserveRuntime(int64(jobs-1) * workerBytes(largest, mem.nameCacheBits(f)))()
 	var runErr error
+	var again restale
+	defer again.close()
 	ordered.Run(jobs, func() (*unitJob, bool) {
 		stage(stageRead)
 		cu, err := ur.Next()
@@ -88,9 +91,7 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 			case mem.limit == 0 || mem.limit >= resolveMinLimit:
 				preparers[w] = su.m.NewPreparer()
 				if su.m.SkipsAt(jobs) {
-					if jobs == 1 { // the worker runs between the merger's batches
-						su.m.SkipDeclarations()
-					}
+					su.m.SkipDeclarations()
 					workers[w].SetClassTable(su.m.ClassTable())
 				}
 			default:
@@ -114,7 +115,11 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 		default:
 		}
 		j.batch, j.err = workers[w].Encode(cu, into.Batch)
-		cu.Release()
+		if j.err == nil && keepUnit(jobs, j.batch) {
+			j.keep = cu
+		} else {
+			cu.Release()
+		}
 		if j.err == nil && preparers[w] != nil {
 			j.prep, j.err = preparers[w].Prepare(j.batch, into)
 		}
@@ -124,6 +129,15 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 		}
 	}, func(j *unitJob) bool {
 		stage(stageMerge)
+		if j.keep != nil {
+			cu := j.keep
+			j.keep = nil
+			if su.m.Stale(j.batch) || reencodeKept {
+				j.err = again.encode(su, f, mem, cu, j)
+				stats.StaleUnits++
+			}
+			cu.Release()
+		}
 		if j.err != nil {
 			runErr = j.err
 			if j.cu != nil {
@@ -163,6 +177,9 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 	}, func(j *unitJob) {
 		if j.cu != nil {
 			j.cu.Release()
+		}
+		if j.keep != nil {
+			j.keep.Release()
 		}
 		if j.batch != nil {
 			mem.budget.Return(j.bytes)

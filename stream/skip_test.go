@@ -15,6 +15,7 @@ func TestSkipClosures(t *testing.T) {
 	if err != nil || len(objs) == 0 {
 		t.Fatalf("no golden objects: %v", err)
 	}
+	stale := 0
 	encode := func(obj string, jobs int, env string) ([]byte, int) {
 		t.Helper()
 		t.Setenv("BTFSTREAM_SKIP", "")
@@ -34,6 +35,7 @@ func TestSkipClosures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s -j%d %s: %v", obj, jobs, env, err)
 		}
+		stale += st.StaleUnits
 		return spec.Marshal(), st.SkippedTypes
 	}
 	skipped := map[int]int{}
@@ -63,4 +65,21 @@ func TestSkipClosures(t *testing.T) {
 		t.Error("no type skipped at -j1: the test tests nothing")
 	}
 	t.Logf("types skipped: %d at -j1, %d at -j2", skipped[1], skipped[2])
+	// The stale-batch fallback (pipeline_skip.go) on every unit that
+	// skipped a closure with a declaration, stale or not.
+	reencodeKept = true
+	defer func() { reencodeKept = false }()
+	stale = 0
+	for _, obj := range objs {
+		if filepath.Base(obj) == "foreign_ref.o" {
+			continue
+		}
+		want, _ := encode(obj, 1, "BTFSTREAM_SKIP")
+		if got, _ := encode(obj, 2, ""); !bytes.Equal(got, want) {
+			t.Errorf("%s -j2, every kept unit encoded again: output differs from BTFSTREAM_SKIP=0's", obj)
+		}
+	}
+	if stale == 0 {
+		t.Error("no unit encoded again: the fallback was not tested")
+	}
 }

@@ -127,23 +127,39 @@ func encode(in string, f *encodeFlags, opts stream.EncodeOptions) int {
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	// Of the base, only what the module's types reach is checked.
-	if err := spec.ValidateWith(btf.ValidateOptions{TrustBase: opts.Base != nil && spec.Base() == opts.Base}); err != nil {
-		if baseError(err, spec) {
-			return fail(1, "--btf_base: %s: %v", f.base, err)
+	// Of the base, only what the module's types reach is checked. The
+	// output is marshaled and written beside its path while it is
+	// checked, and put in place only if it is valid.
+	checking := make(chan error, 1)
+	go func() {
+		checking <- spec.ValidateWith(btf.ValidateOptions{TrustBase: opts.Base != nil && spec.Base() == opts.Base})
+	}()
+	var verr error
+	checked := false
+	valid := func() error {
+		if !checked {
+			verr, checked = <-checking, true
 		}
-		return fail(1, "%s: encoded BTF is invalid, nothing written: %v", in, err)
+		return verr
 	}
 	var size int
 	switch {
 	case f.detached != "":
 		raw := spec.Marshal()
-		size, err = len(raw), outfile.WriteFile(f.detached, raw)
+		size, err = len(raw), outfile.WriteFileIf(f.detached, raw, valid)
 	case distilled:
-		size, err = writeDistilled(in, spec)
+		if err = valid(); err == nil {
+			size, err = writeDistilled(in, spec)
+		}
 	default:
 		raw := spec.Marshal()
-		size, err = len(raw), elfwrite.WriteSection(in, ".BTF", raw)
+		size, err = len(raw), elfwrite.WriteSectionsIf(in, valid, elfwrite.Section{Name: ".BTF", Data: raw})
+	}
+	if err := valid(); err != nil {
+		if baseError(err, spec) {
+			return fail(1, "--btf_base: %s: %v", f.base, err)
+		}
+		return fail(1, "%s: encoded BTF is invalid, nothing written: %v", in, err)
 	}
 	if err != nil {
 		return fail(1, "%v", err)

@@ -68,19 +68,22 @@ func checkELF(t *testing.T, path string) {
 		t.Fatalf("%d symbols, debug/elf has %d", n, len(want))
 	}
 	// SymbolsBorrowed yields the same symbols, each name valid until the
-	// next: compared as it comes, the previous one must not be kept.
-	n = 0
-	for s, err := range f.SymbolsBorrowed() {
-		if err != nil {
-			t.Fatal(err)
+	// next: compared as it comes, the previous one must not be kept. The
+	// names are read through the window (0) or whole, if small enough.
+	for _, whole := range []uint64{0, 1, 1 << 30} {
+		n = 0
+		for s, err := range f.SymbolsBorrowed(whole) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n >= len(want) || s.Name != want[n].Name || s.Value != want[n].Value || s.Info != want[n].Info {
+				t.Fatalf("borrowed symbol %d (names whole up to %d): got %v", n+1, whole, s)
+			}
+			n++
 		}
-		if n >= len(want) || s.Name != want[n].Name || s.Value != want[n].Value || s.Info != want[n].Info {
-			t.Fatalf("borrowed symbol %d: got %v", n+1, s)
+		if n != len(want) {
+			t.Fatalf("%d borrowed symbols (names whole up to %d), debug/elf has %d", n, whole, len(want))
 		}
-		n++
-	}
-	if n != len(want) {
-		t.Fatalf("%d borrowed symbols, debug/elf has %d", n, len(want))
 	}
 }
 

@@ -21,7 +21,12 @@ type Section struct {
 // and .BTF.base together or not at all. Each section after the first is
 // planned against the file the previous one produced, an unnamed
 // temporary file (outfile.Temp) beside path that vanishes when closed.
-func WriteSections(path string, secs ...Section) error {
+func WriteSections(path string, secs ...Section) error { return WriteSectionsIf(path, nil, secs...) }
+
+// WriteSectionsIf is WriteSections that, once the new file is written,
+// calls ok (if not nil) before it replaces path: an error from ok drops
+// the new file (path is left as it was) and is returned as it is.
+func WriteSectionsIf(path string, ok func() error, secs ...Section) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return &elffile.Error{File: path, Err: err}
@@ -38,7 +43,7 @@ func WriteSections(path string, secs ...Section) error {
 			return err
 		}
 		if i == len(secs)-1 {
-			return commit(path, plan, src)
+			return commit(path, plan, src, ok)
 		}
 		tmp, err := outfile.Temp(filepath.Dir(real), ".btfstream-*")
 		if err != nil {
@@ -58,8 +63,9 @@ func WriteSections(path string, secs ...Section) error {
 	return nil
 }
 
-// commit writes plan over src into an outfile.File and links it at path.
-func commit(path string, plan *elfPlan, src io.ReaderAt) error {
+// commit writes plan over src into an outfile.File and, unless ok (if
+// not nil) returns an error, links it at path.
+func commit(path string, plan *elfPlan, src io.ReaderAt, ok func() error) error {
 	o, err := outfile.Create(path)
 	if err != nil {
 		return &elffile.Error{File: path, Msg: "creating the output", Err: ioErr(err)}
@@ -67,6 +73,12 @@ func commit(path string, plan *elfPlan, src io.ReaderAt) error {
 	if err := plan.write(o, src); err != nil {
 		o.Abort()
 		return err
+	}
+	if ok != nil {
+		if err := ok(); err != nil {
+			o.Abort()
+			return err
+		}
 	}
 	if err := o.Commit(); err != nil {
 		return &elffile.Error{File: path, Err: ioErr(err)}

@@ -566,3 +566,28 @@ func (m *memOutput) Truncate(n int64) error {
 	}
 	return nil
 }
+
+// TestWriteSectionsIf: a check that fails once the new file is written
+// leaves the input as it was, nothing beside it, and its error returned
+// as it is; one that passes gives what WriteSection gives.
+func TestWriteSectionsIf(t *testing.T) {
+	dir := t.TempDir()
+	fx := elfFixtures[0]
+	path := buildFixture(t, dir, fx)
+	orig, _ := os.ReadFile(path)
+	data := testBTF(t, fileOrder(t, path), 10)
+	bad := errors.New("invalid output")
+	if err := WriteSectionsIf(path, func() error { return bad }, Section{Name: ".BTF", Data: data}); err != bad {
+		t.Fatalf("refused: err %v, want %v", err, bad)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
+		t.Fatal("a refused write changed the file")
+	}
+	noTempFiles(t, dir)
+	calls := 0
+	if err := WriteSectionsIf(path, func() error { calls++; return nil }, Section{Name: ".BTF", Data: data}); err != nil || calls != 1 {
+		t.Fatalf("passed: err %v, %d checks", err, calls)
+	}
+	checkBTFSection(t, path, data)
+	noTempFiles(t, dir)
+}

@@ -55,10 +55,9 @@ type ClassTable struct {
 	// Batch.Checks the ones they would have skipped, for the merger to
 	// assert their classes.
 	Check bool
-	// Closures with declarations (closureskip_decl.go), only where the
-	// workers see the table as the merger has it (one job).
-	decl   *declTable
-	resNow uint32 // the merger's resolutions after its last batch
+	// Closures with declarations (closureskip_decl.go), if enabled.
+	decl   atomic.Pointer[declSlots]
+	resNow atomic.Uint32 // the merger's resolutions after its last batch
 }
 
 type classSlots struct {
@@ -143,13 +142,17 @@ func (w *Worker) markImports(c *cuConv, b *Batch) {
 	keys, decl := w.keys.Unit(c.t.cu)
 	c.imp = resize(c.imp, len(keys))
 	tab := w.classes
+	// The count first, then the table (SetResolutions).
+	res := tab.resNow.Load()
+	ds := tab.decl.Load()
+	b.DeclRes = res
 	for _, i := range c.order {
 		if i < 0 || keys[i] == 0 || c.t.tag(i) == dwarf.TagBaseType {
 			continue
 		}
 		if decl[i] {
-			if tab.decl != nil {
-				w.markDecl(c, b, i, keys[i])
+			if ds != nil {
+				w.markDecl(c, b, ds, res, i, keys[i])
 			}
 			continue
 		}
@@ -177,5 +180,8 @@ func (c *cuConv) keyIDs(b *Batch) {
 	}
 	for i := range b.DeclKeys {
 		b.DeclKeys[i].ID = c.idOf[b.DeclKeys[i].ID]
+	}
+	for i := range b.DeclChecks {
+		b.DeclChecks[i].ID = c.idOf[b.DeclChecks[i].ID]
 	}
 }

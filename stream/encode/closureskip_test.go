@@ -68,12 +68,50 @@ func TestDeclTable(t *testing.T) {
 		t.Errorf("DeclLen %d, want %d", tab.DeclLen(), n)
 	}
 	for i := range n {
-		if e, ok := tab.decl.find(key(i)); !ok || e.class != btf.TypeID(i+1) || e.res != 1 {
-			t.Fatalf("key %d: %v %v, want the second put", i, e, ok)
+		if cls, res, ok := tab.decl.Load().find(key(i)); !ok || cls != btf.TypeID(i+1) || res != 1 {
+			t.Fatalf("key %d: %d %d %v, want the second put", i, cls, res, ok)
 		}
 	}
 	tab.ForgetDecl()
-	if _, ok := tab.decl.find(key(1)); ok || tab.DeclLen() != 0 {
+	if _, _, ok := tab.decl.Load().find(key(1)); ok || tab.DeclLen() != 0 {
 		t.Error("ForgetDecl left keys")
 	}
+}
+
+// TestDeclTableConcurrent: readers on other goroutines, while the merger's
+// goroutine puts, grows and forgets, find a key only with a class and
+// count that were put for it together.
+func TestDeclTableConcurrent(t *testing.T) {
+	tab := NewClassTable()
+	tab.EnableDecl()
+	key := func(i int) uint64 { return mixKey(0xdec2, uint64(i)) | 1 }
+	const n = 20000
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := r; ; i = (i + 3) % n {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if cls, res, ok := tab.decl.Load().find(key(i)); ok && cls != btf.TypeID(i+int(res)) {
+					t.Errorf("key %d found as %d after %d resolutions", i, cls, res)
+					return
+				}
+			}
+		}()
+	}
+	for res := range uint32(4) {
+		for i := range n {
+			tab.InsertDecl(key(i), btf.TypeID(i+int(res)), res)
+		}
+		tab.ForgetDecl()
+		tab.SetResolutions(res + 1)
+	}
+	close(done)
+	wg.Wait()
 }

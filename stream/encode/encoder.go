@@ -91,10 +91,13 @@ type Batch struct {
 	Imports      int
 	// DeclKeys: keyed types with declarations converted, with
 	// DeclImports of them skipped while the table had resolved DeclRes
-	// declarations (closureskip_decl.go).
-	DeclKeys    []KeyedType
-	DeclImports int
-	DeclRes     uint32
+	// declarations (closureskip_decl.go); DeclChecks: those a table in
+	// check mode would have skipped; DeclClasses: the table ids of the
+	// DeclImports.
+	DeclKeys, DeclChecks []KeyedType
+	DeclClasses          []btf.TypeID
+	DeclImports          int
+	DeclRes              uint32
 }
 
 // NewBatch returns an empty batch.
@@ -112,7 +115,8 @@ func (b *Batch) reset() {
 	b.Name, b.Funcs, b.Vars = "", nil, b.Vars[:0]
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
 	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
-	b.DeclKeys, b.DeclImports, b.DeclRes = b.DeclKeys[:0], 0, 0
+	b.DeclKeys, b.DeclChecks, b.DeclImports, b.DeclRes = b.DeclKeys[:0], b.DeclChecks[:0], 0, 0
+	b.DeclClasses = b.DeclClasses[:0]
 }
 
 // Bytes estimates the batch's memory.
@@ -161,8 +165,15 @@ type Worker struct {
 }
 
 // NewWorker returns a worker; use one per goroutine.
-func (e *Encoder) NewWorker() *Worker {
-	nc := newNameCache(e.nameBits)
+func (e *Encoder) NewWorker() *Worker { return e.NewWorkerBits(e.nameBits) }
+
+// NewWorkerBits returns a worker whose name cache has 1<<bits slots (0:
+// the encoder's size), for one that encodes few units.
+func (e *Encoder) NewWorkerBits(bits uint8) *Worker {
+	if bits == 0 {
+		bits = e.nameBits
+	}
+	nc := newNameCache(bits)
 	// A quarter of the name cache's slots (1<<14, 128 KiB by default): a
 	// unit's functions are fewer than its names.
 	fsBits := max(30-nc.shift, 8)
@@ -204,7 +215,6 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.collect()
 	c.imp, c.imports = c.imp[:0], 0
 	if w.classes != nil && !t.annots && len(c.tags) == 0 {
-		b.DeclRes = w.classes.resNow
 		w.markImports(c, b)
 	}
 	if err := c.emit(); err != nil {

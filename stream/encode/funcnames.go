@@ -3,6 +3,7 @@ package encode
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"strings"
 )
 
 // funcNames holds the sorted, distinct function names of a symbol table
@@ -11,9 +12,12 @@ import (
 // the rest. Kernel names come in families (__x64_sys_*, trace_event_raw_*,
 // ...), so this halves them: the 6.12 cloud vmlinux's 101k names take 2.4
 // MB as they are and 1.2 MB coded, and the table needs no record per
-// name (the name's index is its rank). Lookups binary-search the blocks'
-// first names and scan one block without decoding a name into memory.
-// Read-only after build: safe for concurrent use.
+// name (the name's index is its rank). Lookups find the block through a
+// hash index of the names when the table has one (8 bytes a slot, 2 MiB
+// for those 101k names: built only when the memory plan allows it,
+// buildFuncNames), else binary-search the blocks' first names, and scan
+// one block without decoding a name into memory. Read-only after build:
+// safe for concurrent use.
 type funcNames struct {
 	data  []byte   // the blocks, back to back
 	heads []uint32 // by block: offset in data of its first name
@@ -22,7 +26,7 @@ type funcNames struct {
 	// probes each missed the cache: the table is megabytes): open
 	// addressing, linear probing, at most 3/4 full; a slot holds a name's
 	// hash in its high 32 bits and its index + 1 in the low ones (0:
-	// empty).
+	// empty). Nil when the plan did not allow it (find searches).
 	byHash []uint64
 	seed   maphash.Seed
 }
@@ -31,24 +35,40 @@ type funcNames struct {
 // log2(n/fnBlock) whole names and scans at most fnBlock-1 coded ones.
 const fnBlock = 16
 
-// buildFuncNames codes names, which must be sorted and distinct.
-func buildFuncNames(n int, name func(i int) []byte) funcNames {
-	var fn funcNames
-	fn.n = n
-	fn.heads = make([]uint32, 0, (n+fnBlock-1)/fnBlock)
+// funcIndexBytes is the memory of the hash index of n names.
+func funcIndexBytes(n int) int64 { return 8 * int64(funcIndexSlots(n)) }
+
+// funcIndexSlots is the size of the hash index of n names: the power of
+// two that keeps it at most 3/4 full.
+func funcIndexSlots(n int) int {
 	size := 4
 	for size*3 < n*4 {
 		size *= 2
 	}
-	fn.byHash, fn.seed = make([]uint64, size), maphash.MakeSeed()
+	return size
+}
+
+// buildFuncNames codes names, which must be sorted and distinct, with the
+// hash index if it takes at most indexMax bytes (negative: whatever it
+// takes).
+func buildFuncNames(n int, name func(i int) []byte, indexMax int64) funcNames {
+	var fn funcNames
+	fn.n = n
+	fn.heads = make([]uint32, 0, (n+fnBlock-1)/fnBlock)
+	size := funcIndexSlots(n)
+	if indexMax < 0 || funcIndexBytes(n) <= indexMax {
+		fn.byHash, fn.seed = make([]uint64, size), maphash.MakeSeed()
+	}
 	var prev []byte
 	for i := 0; i < n; i++ {
 		b := name(i)
-		h := maphash.Bytes(fn.seed, b)
-		for k := int(h) & (size - 1); ; k = (k + 1) & (size - 1) {
-			if fn.byHash[k] == 0 {
-				fn.byHash[k] = h&^(1<<32-1) | uint64(i+1)
-				break
+		if fn.byHash != nil {
+			h := maphash.Bytes(fn.seed, b)
+			for k := int(h) & (size - 1); ; k = (k + 1) & (size - 1) {
+				if fn.byHash[k] == 0 {
+					fn.byHash[k] = h&^(1<<32-1) | uint64(i+1)
+					break
+				}
 			}
 		}
 		if i%fnBlock == 0 {
@@ -93,8 +113,8 @@ func (fn *funcNames) head(b int) []byte {
 
 // find returns the index of name, or -1.
 func (fn *funcNames) find(name string) int {
-	if len(fn.byHash) == 0 {
-		return -1
+	if fn.byHash == nil {
+		return fn.findBySearch(name)
 	}
 	h := maphash.String(fn.seed, name)
 	mask := len(fn.byHash) - 1
@@ -108,6 +128,25 @@ func (fn *funcNames) find(name string) int {
 		}
 	}
 	return -1
+}
+
+// findBySearch is find without the hash index: a binary search over the
+// blocks' first names, each probe likely a cache miss.
+func (fn *funcNames) findBySearch(name string) int {
+	// The last block whose first name is <= name.
+	lo, hi := 0, len(fn.heads)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if strings.Compare(string(fn.head(m)), name) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return -1
+	}
+	return fn.findIn(lo-1, name)
 }
 
 // findIn returns the index of name in block b, or -1. If name is in the

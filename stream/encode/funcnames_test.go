@@ -3,7 +3,6 @@ package encode
 import (
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -40,48 +39,59 @@ func TestFuncNames(t *testing.T) {
 			names := slices.Clone(tc.names)
 			slices.Sort(names)
 			names = slices.Compact(names)
-			fn := buildFuncNames(len(names), func(i int) []byte { return []byte(names[i]) })
-			var buf []byte
-			for i, n := range names {
-				if got := fn.find(n); got != i {
-					t.Fatalf("find(%q) = %d, want %d", n, got, i)
+			for _, indexMax := range []int64{-1, 0} {
+				fn := buildFuncNames(len(names), func(i int) []byte { return []byte(names[i]) }, indexMax)
+				if (fn.byHash != nil) != (indexMax < 0) {
+					t.Fatalf("index %d: hash index built: %v", indexMax, fn.byHash != nil)
 				}
-				buf = fn.appendName(buf[:0], i)
-				if string(buf) != n {
-					t.Fatalf("name %d = %q, want %q", i, buf, n)
-				}
-			}
-			has := func(s string) bool { _, ok := slices.BinarySearch(names, s); return ok }
-			probe := []string{"", "\x00", "~", "zzzz", "_", "a_", "abc\x00"}
-			for _, n := range names {
-				probe = append(probe, n+"\x00", n+"a", n+"~", n[:len(n)-1], n[:len(n)-1]+"\x7f", "\x01"+n)
-			}
-			for _, p := range probe {
-				want := -1
-				if i, ok := slices.BinarySearch(names, p); ok {
-					want = i
-				}
-				if got := fn.find(p); got != want {
-					t.Fatalf("find(%q) = %d, want %d (in table: %v)", p, got, want, has(p))
-				}
-				if got := fn.findBySearch(p); got != want {
-					t.Fatalf("findBySearch(%q) = %d, want %d", p, got, want)
-				}
-			}
-			// find scans the block of any name whose hash shares the
-			// probe's high bits: a block must never claim a name it
-			// does not hold, whichever name is asked.
-			for k, p := range probe {
-				if k%7 != 0 {
-					continue
-				}
-				for b := range fn.heads {
-					if got := fn.findIn(b, p); got != -1 && (got >= len(names) || names[got] != p) {
-						t.Fatalf("findIn(%d, %q) = %d", b, p, got)
-					}
-				}
+				checkFuncNames(t, &fn, names)
 			}
 		})
+	}
+}
+
+// checkFuncNames checks table fn against its sorted, distinct names.
+func checkFuncNames(t *testing.T, fn *funcNames, names []string) {
+	t.Helper()
+	var buf []byte
+	for i, n := range names {
+		if got := fn.find(n); got != i {
+			t.Fatalf("find(%q) = %d, want %d", n, got, i)
+		}
+		buf = fn.appendName(buf[:0], i)
+		if string(buf) != n {
+			t.Fatalf("name %d = %q, want %q", i, buf, n)
+		}
+	}
+	has := func(s string) bool { _, ok := slices.BinarySearch(names, s); return ok }
+	probe := []string{"", "\x00", "~", "zzzz", "_", "a_", "abc\x00"}
+	for _, n := range names {
+		probe = append(probe, n+"\x00", n+"a", n+"~", n[:len(n)-1], n[:len(n)-1]+"\x7f", "\x01"+n)
+	}
+	for _, p := range probe {
+		want := -1
+		if i, ok := slices.BinarySearch(names, p); ok {
+			want = i
+		}
+		if got := fn.find(p); got != want {
+			t.Fatalf("find(%q) = %d, want %d (in table: %v)", p, got, want, has(p))
+		}
+		if got := fn.findBySearch(p); got != want {
+			t.Fatalf("findBySearch(%q) = %d, want %d", p, got, want)
+		}
+	}
+	// find scans the block of any name whose hash shares the
+	// probe's high bits: a block must never claim a name it
+	// does not hold, whichever name is asked.
+	for k, p := range probe {
+		if k%7 != 0 {
+			continue
+		}
+		for b := range fn.heads {
+			if got := fn.findIn(b, p); got != -1 && (got >= len(names) || names[got] != p) {
+				t.Fatalf("findIn(%d, %q) = %d", b, p, got)
+			}
+		}
 	}
 }
 
@@ -99,27 +109,8 @@ func TestFuncNamesSmaller(t *testing.T) {
 	for _, n := range names {
 		raw += len(n)
 	}
-	fn := buildFuncNames(len(names), func(i int) []byte { return []byte(names[i]) })
+	fn := buildFuncNames(len(names), func(i int) []byte { return []byte(names[i]) }, -1)
 	if len(fn.data) >= raw*2/3 {
 		t.Errorf("%d names of %d bytes coded in %d bytes", len(names), raw, len(fn.data))
 	}
-}
-
-// findBySearch is find by a binary search over the blocks' first names
-// (what find did before byHash): the oracle find is compared with.
-func (fn *funcNames) findBySearch(name string) int {
-	// The last block whose first name is <= name.
-	lo, hi := 0, len(fn.heads)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if strings.Compare(string(fn.head(m)), name) <= 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
-		return -1
-	}
-	return fn.findIn(lo-1, name)
 }

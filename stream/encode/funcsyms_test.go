@@ -28,7 +28,7 @@ func TestFuncSyms(t *testing.T) {
 		for _, s := range tc.syms {
 			fs.addSym(s.name, s.addr)
 		}
-		fs.finish()
+		fs.finish(-1)
 		// What addSym keeps: .part/.cold are not functions.
 		want := map[string][]funcSym{}
 		for _, s := range tc.syms {

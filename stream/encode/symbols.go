@@ -178,7 +178,7 @@ func (fs *elfFuncs) addSym(name string, addr uint64) {
 // is kept too. Unlike sort, finish neither lays the names out again nor
 // copies the records: the build table goes right after (at -j N this
 // runs beside the first units).
-func (fs *elfFuncs) finish() {
+func (fs *elfFuncs) finish(indexMax int64) {
 	t := &fs.build
 	t.sortRecs()
 	out := t.recs[:0] // in place: out never passes the record read
@@ -210,7 +210,7 @@ func (fs *elfFuncs) finish() {
 	}
 	fs.syms = sb.finish(fs.sfx)
 	fs.sfx = suffixes{}
-	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] })
+	fs.names = buildFuncNames(len(out), func(i int) []byte { return t.names[out[i].off : out[i].off+out[i].n] }, indexMax)
 	fs.amb = make([]uint64, (len(out)+63)/64)
 	fs.kfunc = make([]uint64, len(fs.amb))
 	for i := range out {
@@ -308,6 +308,24 @@ func (es *Symbols) BytesSize() int64 { return es.funcs.bytesSize() + es.objects.
 // those of sections keepObj accepts (with default features, .data..percpu
 // alone), in an ET_REL file all (it finds sections through them).
 func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, error) {
+	return ReadSymbolsWith(f, keepObj, SymbolOptions{IndexMax: -1})
+}
+
+// SymbolOptions tune how ReadSymbolsWith reads the symbol table; the
+// memory plan (stream/mem.go) chooses them.
+type SymbolOptions struct {
+	// NamesWhole is the largest symbol name table read whole, in one
+	// read, instead of through a small window (elffile.SymbolsBorrowed).
+	NamesWhole uint64
+	// IndexMax is the most the function names' hash index may take
+	// (faster lookups by name than a binary search; 8 bytes a slot, 2 MiB
+	// on a vmlinux); without it they are binary-searched. Negative:
+	// whatever it takes.
+	IndexMax int64
+}
+
+// ReadSymbolsWith is ReadSymbols with options.
+func ReadSymbolsWith(f *elffile.File, keepObj func(shndx uint32) bool, opts SymbolOptions) (*Symbols, error) {
 	es := &Symbols{}
 	rel := f.Relocatable()
 	idsIdx := uint32(0)
@@ -315,7 +333,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 		idsIdx = s.Index
 	}
 	// The names are borrowed: the tables copy them; .BTF_ids' are cloned.
-	for s, err := range f.SymbolsBorrowed() {
+	for s, err := range f.SymbolsBorrowed(opts.NamesWhole) {
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +350,7 @@ func ReadSymbols(f *elffile.File, keepObj func(shndx uint32) bool) (*Symbols, er
 			es.btfIDs = append(es.btfIDs, btfIDSym{strings.Clone(s.Name), s.Value, s.Size})
 		}
 	}
-	es.funcs.finish()
+	es.funcs.finish(opts.IndexMax)
 	es.objects.sort()
 	return es, nil
 }

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -18,9 +20,12 @@ type funcMerge struct {
 	states []encode.FuncState
 	// arenaAttrs: the attributes feature with decl_tag_kfuncs (arenaProto).
 	arenaAttrs bool
-	nameBuf    []byte // a function's name (Symbols.Func)
-	cum        []encode.FuncFlags
-	part       []encode.FuncState // scratch of addrFirst
+	// aside: the states are read and chosen on a goroutine of their own
+	// (emitAside).
+	aside   bool
+	nameBuf []byte // a function's name (Symbols.Func)
+	cum     []encode.FuncFlags
+	part    []encode.FuncState // scratch of addrFirst
 }
 
 // add rewrites a unit's states from its batch's ids and strings (strs) to
@@ -77,6 +82,9 @@ func (fc *funcMerge) emitFuncs(d typeSink, o funcOpts) (batch *btf.Spec, added, 
 		dropped += dr
 		return err
 	}
+	if fc.store != nil && fc.aside {
+		return fc.emitAside(d, batch, o)
+	}
 	if fc.store != nil {
 		err = fc.store.windows(emit)
 	} else {
@@ -85,6 +93,78 @@ func (fc *funcMerge) emitFuncs(d typeSink, o funcOpts) (batch *btf.Spec, added, 
 	}
 	fc.states = nil
 	return batch, added, dropped, err
+}
+
+// asideChunk is how many choices emitAside's reader hands over at once.
+const asideChunk = 256
+
+// emitAside is emitFuncs with the store's states read and chosen (choose,
+// against a view of the table as it is before the first FUNC) on a
+// goroutine of its own, while this one adds the choices' types and hands
+// the batches to d: the two halves of the merge overlap. The choices and
+// batches are the same as emitFuncs makes on one goroutine.
+func (fc *funcMerge) emitAside(d typeSink, batch *btf.Spec, o funcOpts) (_ *btf.Spec, added, dropped int, err error) {
+	types := d.Table().View()
+	chunks := make(chan []funcChoice, 2)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(chunks)
+		var buf []funcChoice
+		send := func() bool {
+			select {
+			case chunks <- buf:
+				buf = nil
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		readErr = fc.store.windows(func(st []encode.FuncState) error {
+			return fc.choose(types, st, o, func(c funcChoice) error {
+				buf = append(buf, c.clone())
+				if len(buf) == asideChunk && !send() {
+					return errAsideStopped
+				}
+				return nil
+			})
+		})
+		if readErr == nil && len(buf) > 0 {
+			send()
+		}
+	}()
+	for chunk := range chunks {
+		for _, c := range chunk {
+			var a int
+			if a, batch, err = fc.addChoice(c, d, batch, o); err != nil {
+				close(stop)
+				for range chunks {
+				}
+				return batch, added, dropped, err
+			}
+			added += a
+			if c.drop {
+				dropped++
+			}
+		}
+	}
+	return batch, added, dropped, readErr
+}
+
+// errAsideStopped ends emitAside's reader when the adding side failed.
+var errAsideStopped = errors.New("function merge stopped")
+
+// clone returns c with its state and name copied out of the buffers
+// choose reuses.
+func (c funcChoice) clone() funcChoice {
+	c.sym.Name = bytes.Clone(c.sym.Name)
+	if c.s != nil {
+		s := *c.s
+		s.Params = slices.Clone(s.Params)
+		s.Annots = slices.Clone(s.Annots)
+		c.s = &s
+	}
+	return c
 }
 
 // skipOptimized is pahole 1.32's rule for functions with optimized-out
@@ -210,17 +290,21 @@ func pick(types *btf.Spec, g []encode.FuncState, cum []encode.FuncFlags, ambiguo
 	return c, false, cum
 }
 
-// emitStates handles states sorted by ELF name, all states of a name
-// together, adding to out and handing it to d when it is full.
-func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec, o funcOpts) (added, dropped int, _ *btf.Spec, _ error) {
-	types := d.Table()
+// funcChoice is what pick made of one name's states: the state whose
+// FUNC is added, under sym.Name (the suffixed symbol's name if trueSig),
+// or drop.
+type funcChoice struct {
+	s       *encode.FuncState
+	sym     encode.FuncSym
+	trueSig bool
+	drop    bool
+}
+
+// choose runs pick over states sorted by ELF name, all states of a name
+// together, reading their types in types, and calls emit with each name's
+// choice in order; a choice's slices are valid only during the call.
+func (fc *funcMerge) choose(types *btf.Spec, st []encode.FuncState, o funcOpts, emit func(funcChoice) error) error {
 	for i := 0; i < len(st); {
-		if out.Len() >= funcBatchTypes {
-			if _, err := d.AddBatch(out); err != nil {
-				return added, dropped, out, err
-			}
-			out = d.NewBatch()
-		}
 		j := i + 1
 		for j < len(st) && st[j].Elf == st[i].Elf {
 			j++
@@ -233,41 +317,74 @@ func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec
 		var k int
 		var trueSig bool
 		k, trueSig, fc.cum = pick(types, g, fc.cum, sym.Ambiguous, o)
-		if k < 0 {
-			dropped++
-			continue
+		c := funcChoice{sym: sym, trueSig: trueSig, drop: k < 0}
+		if k >= 0 {
+			c.s = &g[k]
 		}
 		if trueSig {
-			name := fc.syms.TrueName(g[k].Elf, int(g[k].TrueSym)-1, fc.nameBuf)
-			fc.nameBuf = name
-			if _, err := fc.addFunc(out, &g[k], name, g[k].Ret, g[k].Params); err != nil {
-				return added, dropped, out, err
-			}
-			added++
-			continue
+			fc.nameBuf = fc.syms.TrueName(g[k].Elf, int(g[k].TrueSym)-1, fc.nameBuf)
+			c.sym.Name = fc.nameBuf
 		}
-		s := &g[k]
-		ret, params := s.Ret, s.Params
-		if fc.arenaAttrs && sym.Kfunc {
-			var err error
-			if ret, params, err = arenaProto(out, string(sym.Name), sym.KfuncFlags, ret, params); err != nil {
-				return added, dropped, out, err
-			}
-		}
-		fn, err := fc.addFunc(out, s, sym.Name, ret, params)
-		if err != nil {
-			return added, dropped, out, err
-		}
-		added++
-		if sym.Kfunc && o.kfuncTags {
-			strs := out.Strings()
-			out.Add(btf.Type{NameOff: strs.Add(kfuncDeclTag), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
-			if sym.KfuncFlags&kfFastcall != 0 {
-				out.Add(btf.Type{NameOff: strs.Add(fastcallDeclTg), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
-			}
+		if err := emit(c); err != nil {
+			return err
 		}
 	}
-	return added, dropped, out, nil
+	return nil
+}
+
+// emitStates adds the FUNCs the names of states sorted by ELF name make
+// (choose, addChoice), reading their types in d's table.
+func (fc *funcMerge) emitStates(st []encode.FuncState, d typeSink, out *btf.Spec, o funcOpts) (added, dropped int, _ *btf.Spec, _ error) {
+	err := fc.choose(d.Table(), st, o, func(c funcChoice) error {
+		var err error
+		var a int
+		a, out, err = fc.addChoice(c, d, out, o)
+		added += a
+		if c.drop {
+			dropped++
+		}
+		return err
+	})
+	return added, dropped, out, err
+}
+
+// addChoice appends one name's FUNC (nothing if c.drop) with its
+// FUNC_PROTO and DECL_TAGs to out, after handing out to d if it is full,
+// and returns how many FUNCs it added and the batch now open.
+func (fc *funcMerge) addChoice(c funcChoice, d typeSink, out *btf.Spec, o funcOpts) (int, *btf.Spec, error) {
+	if out.Len() >= funcBatchTypes {
+		if _, err := d.AddBatch(out); err != nil {
+			return 0, out, err
+		}
+		out = d.NewBatch()
+	}
+	if c.drop {
+		return 0, out, nil
+	}
+	s, sym := c.s, c.sym
+	if c.trueSig {
+		_, err := fc.addFunc(out, s, sym.Name, s.Ret, s.Params)
+		return 1, out, err
+	}
+	ret, params := s.Ret, s.Params
+	if fc.arenaAttrs && sym.Kfunc {
+		var err error
+		if ret, params, err = arenaProto(out, string(sym.Name), sym.KfuncFlags, ret, params); err != nil {
+			return 0, out, err
+		}
+	}
+	fn, err := fc.addFunc(out, s, sym.Name, ret, params)
+	if err != nil {
+		return 0, out, err
+	}
+	if sym.Kfunc && o.kfuncTags {
+		strs := out.Strings()
+		out.Add(btf.Type{NameOff: strs.Add(kfuncDeclTag), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
+		if sym.KfuncFlags&kfFastcall != 0 {
+			out.Add(btf.Type{NameOff: strs.Add(fastcallDeclTg), Info: btf.MakeInfo(btf.KindDeclTag, 0, false), SizeOrType: uint32(fn)}, ^uint32(0))
+		}
+	}
+	return 1, out, nil
 }
 
 // addFunc appends s's FUNC_PROTO (ret, params), its FUNC named name and

@@ -32,6 +32,10 @@ type Config struct {
 	ColdAt int64
 	// NoDedup appends batches as they are (tests comparing type sets).
 	NoDedup bool
+	// FuncsAside: Funcs reads and chooses the function states on a
+	// goroutine of its own while the caller's adds their types (with
+	// jobs to spare; a few hundred chosen states more in memory).
+	FuncsAside bool
 }
 
 // Merger is the serial end of the pipeline: it takes each unit's batch in
@@ -51,8 +55,8 @@ type Merger struct {
 	// goroutines (nil when dedup cannot be resolved elsewhere).
 	snap atomic.Pointer[dedup.Snapshot]
 	// classes: closures workers may skip (skip.go); nil: none.
-	classes           *encode.ClassTable
-	imported, checked int
+	classes *encode.ClassTable
+	skip    skipState
 }
 
 // indexState is pahole's array index type across units: has says whether
@@ -84,9 +88,9 @@ func New(cfg Config) (*Merger, error) {
 		}
 		m.d = d
 		m.snap.Store(d.Snapshot())
-		m.classes = newClassTable(cfg)
+		m.initSkip(cfg)
 	}
-	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil),
+	m.funcs = funcMerge{syms: cfg.Syms, strs: btf.NewStrings(nil), aside: cfg.FuncsAside,
 		arenaAttrs: cfg.Features.Has(encode.FeatAttributes) && cfg.Features.Has(encode.FeatDeclTagKfuncs)}
 	if cfg.Budget != nil {
 		m.funcs.store = newFuncStore(cfg.Budget, cfg.Limit)

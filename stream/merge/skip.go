@@ -20,16 +20,26 @@ import (
 // The batch's import ids are dedup's.
 var _ [0]struct{} = [encode.ImportBit - dedup.ImportBit]struct{}{}
 
-// newClassTable returns the table for a merger with cfg, or nil when
-// closures are not skipped: with a base (a module's units are resolved
-// by the merger alone) or without dedup.
-func newClassTable(cfg Config) *encode.ClassTable {
+// initSkip makes the table for a merger with cfg, or none when closures
+// are not skipped: with a base (a module's units are resolved by the
+// merger alone) or without dedup.
+func (m *Merger) initSkip(cfg Config) {
 	if cfg.Base != nil || cfg.NoDedup || os.Getenv("BTFSTREAM_SKIP") == "0" {
-		return nil
+		return
 	}
-	t := encode.NewClassTable()
-	t.Check = os.Getenv("BTFSTREAM_SKIPCHECK") == "1"
-	return t
+	m.classes = encode.NewClassTable()
+	m.classes.Check = os.Getenv("BTFSTREAM_SKIPCHECK") == "1"
+	m.skip.names = os.Getenv("BTFSTREAM_SKIPNAMES") != "0"
+}
+
+// skipState is the merger's side of skipping besides the table: names,
+// whether Stale lets batches through by name; fresh, the one it let
+// through last; reach, dedup.ReachesResolved's scratch; the counts.
+type skipState struct {
+	names bool
+	fresh *encode.Batch
+	reach dedup.ReachScratch
+	stats skipStats
 }
 
 // ClassTable returns the table of classes workers that prepare with
@@ -47,18 +57,23 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 }
 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
-// closures (Worker.SetClassTable): at one job (closures with declarations
-// too); at more only with BTFSTREAM_SKIP=all, as declaration-free
-// closures alone saved no more than their keys cost (7.2 vmlinux -j2:
-// 2.06M types skipped, +0.4% instructions).
+// closures (Worker.SetClassTable): at one job, and at more only with
+// BTFSTREAM_SKIP=all. Above one job closures with declarations are
+// skipped too, and a stale batch's unit is encoded again
+// (stream/pipeline_skip.go), but the units encoded again take most of
+// the gain: on the 7.2 vmlinux, 190-280 of ~2,540 batches were stale at
+// -j2, and the -j2 path (callgrind, GOMAXPROCS=1) saved 2.9%
+// instructions (43.57G -> 42.30G; 42.47G without Stale's name rule),
+// while peak RSS at -j2 grew by ~18 MB on 6.12 (kept units, keys; 0.21x
+// pahole's): off by default.
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
 
 // SkipDeclarations lets workers skip closures with declarations too
-// (encode's closureskip_decl.go): only when the one worker encodes each
-// unit after the merger added the one before (-j1). BTFSTREAM_SKIPDECL=0
-// turns it off.
+// (encode's closureskip_decl.go). Above one job a batch may then be stale:
+// the pipeline asks Stale before Add and has a stale unit encoded again.
+// BTFSTREAM_SKIPDECL=0 turns it off.
 func (m *Merger) SkipDeclarations() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPDECL") != "0" {
 		m.classes.EnableDecl()
@@ -73,6 +88,50 @@ func (m *Merger) resolutions() uint32 {
 	return 0
 }
 
+// Stale reports whether Add would refuse b: it skipped closures with
+// declarations after DeclRes resolutions, and the batches added since
+// the worker read the table resolved more (encode's closureskip_decl.go).
+// The unit must then be encoded again by a worker reading the table as it
+// is now, which (the merger being between batches) makes a batch Add
+// takes: the output does not depend on which batches were stale.
+//
+// Unless BTFSTREAM_SKIPNAMES=0, a batch whose imported closures reach no
+// type named like a declaration resolved in flight is not stale: its
+// types are only ever paired with table types of their own names, so
+// they read none of those resolutions (dedup's ReachesResolved).
+func (m *Merger) Stale(b *encode.Batch) bool {
+	if b.DeclImports == 0 {
+		return false
+	}
+	now := m.resolutions()
+	if b.DeclRes == now {
+		return false
+	}
+	if d, ok := m.d.(*dedup.Incremental); ok && m.skip.names && !d.ReachesResolved(b.DeclClasses, int(b.DeclRes), int(now), &m.skip.reach) {
+		m.skip.fresh = b
+		m.skip.stats.fresh++
+		return false
+	}
+	m.skip.stats.stale++
+	m.skip.stats.staleImports += b.DeclImports
+	m.skip.stats.inFlight += int(now - b.DeclRes)
+	return true
+}
+
+// skipStats counts, for BTFSTREAM_SKIPSTATS, what the workers skipped.
+type skipStats struct {
+	imported, checked int
+	declImported      int
+	// stale batches (Stale), the closures with declarations they skipped,
+	// the resolutions made while they were in flight; batches Stale let
+	// through by name.
+	stale, staleImports, inFlight, fresh int
+	// check mode: stale batches' checks of closures with declarations,
+	// how many of those went into another class than the table said; the
+	// same for the batches the name rule would let through.
+	staleChecks, staleWrong, nameChecks, nameWrong int
+}
+
 // publish records the classes of b's new keys, and checks b's Checks;
 // res0 is the resolutions before b was added.
 func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res0 uint32) error {
@@ -84,7 +143,7 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 		m.classes.Insert(k.Key, table(k.ID))
 	}
 	if m.classes.DeclEnabled() {
-		if b.DeclImports > 0 && b.DeclRes != res0 {
+		if b.DeclImports > 0 && b.DeclRes != res0 && b != m.skip.fresh {
 			return fmt.Errorf("unit %q: %d closures with declarations skipped after %d resolutions, the table has %d", b.Name, b.DeclImports, b.DeclRes, res0)
 		}
 		// An entry is usable while the resolutions stay what they were
@@ -104,19 +163,57 @@ func (m *Merger) publish(b *encode.Batch, table func(btf.TypeID) btf.TypeID, res
 			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
 		}
 	}
-	m.imported += b.Imports
-	m.checked += len(b.Checks)
+	m.skip.fresh = nil
+	byName := false // check mode: the name rule lets the stale checks through
+	if len(b.DeclChecks) > 0 && b.DeclRes != res0 {
+		m.skip.stats.stale++
+		m.skip.stats.inFlight += int(res0 - b.DeclRes)
+		if d, ok := m.d.(*dedup.Incremental); ok {
+			roots := make([]btf.TypeID, len(b.DeclChecks))
+			for i, k := range b.DeclChecks {
+				roots[i] = k.Class
+			}
+			byName = !d.ReachesResolved(roots, int(b.DeclRes), int(res0), &m.skip.reach)
+		}
+	}
+	for _, k := range b.DeclChecks {
+		got := table(k.ID)
+		if b.DeclRes != res0 {
+			// A check read before resolutions the batches in flight made:
+			// the batch, converted whole, is right; the check is stale.
+			m.skip.stats.staleChecks++
+			if got != k.Class {
+				m.skip.stats.staleWrong++
+			}
+			if byName {
+				m.skip.stats.nameChecks++
+				if got != k.Class {
+					m.skip.stats.nameWrong++
+				}
+			}
+			continue
+		}
+		if got != k.Class {
+			return fmt.Errorf("unit %q: BTFSTREAM_SKIPCHECK: type %d of closure key %#x (with declarations) went into [%d], the class table says [%d]", b.Name, k.ID, k.Key, got, k.Class)
+		}
+	}
+	m.skip.stats.imported += b.Imports
+	m.skip.stats.declImported += b.DeclImports
+	m.skip.stats.checked += len(b.Checks) + len(b.DeclChecks)
 	return nil
 }
 
 // Imported reports how many batch types workers skipped as imports.
-func (m *Merger) Imported() int { return m.imported }
+func (m *Merger) Imported() int { return m.skip.stats.imported }
 
 // reportSkips prints, with BTFSTREAM_SKIPSTATS set, how many types the
 // workers skipped and how many keys the table holds.
 func (m *Merger) reportSkips() {
 	if m.classes != nil && os.Getenv("BTFSTREAM_SKIPSTATS") != "" {
-		fmt.Fprintf(os.Stderr, "skip: %d batch types imported, %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
-			m.imported, m.checked, m.classes.Len(), m.classes.DeclLen())
+		st := &m.skip.stats
+		fmt.Fprintf(os.Stderr, "skip: %d batch types imported (%d with declarations), %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
+			st.imported, st.declImported, st.checked, m.classes.Len(), m.classes.DeclLen())
+		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight), %d let through by name; check mode: %d stale checks, %d of them wrong; by name %d, %d wrong\n",
+			st.stale, st.staleImports, st.inFlight, st.fresh, st.staleChecks, st.staleWrong, st.nameChecks, st.nameWrong)
 	}
 }

@@ -239,7 +239,13 @@ func (o *File) Abort() {
 
 // WriteFile writes data to path through a File: readers see the old file
 // or all of data.
-func WriteFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error { return WriteFileIf(path, data, nil) }
+
+// WriteFileIf is WriteFile that, once data is written, calls ok (if not
+// nil) before it commits: an error from ok aborts the file (path is left
+// as it was) and is returned as it is. The caller can thus check the data
+// while it is being written.
+func WriteFileIf(path string, data []byte, ok func() error) error {
 	o, err := Create(path)
 	if err != nil {
 		return err
@@ -247,6 +253,12 @@ func WriteFile(path string, data []byte) error {
 	if _, err := o.Write(data); err != nil {
 		o.Abort()
 		return fmt.Errorf("writing %d bytes: %w", len(data), err)
+	}
+	if ok != nil {
+		if err := ok(); err != nil {
+			o.Abort()
+			return err
+		}
 	}
 	return o.Commit()
 }

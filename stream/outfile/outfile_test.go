@@ -249,3 +249,51 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check left %q", got)
 	}
 }
+
+// TestWriteFileIf: the check runs once the data is written, before the
+// commit; its error leaves the path as it was, nothing beside it, and is
+// returned as it is; a nil check or one that passes commits.
+func TestWriteFileIf(t *testing.T) {
+	modes(t, func(t *testing.T, named bool) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "out.btf")
+		if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bad := errors.New("invalid output")
+		for _, c := range []struct {
+			name string
+			ok   func() error
+			want string
+			err  error
+		}{
+			{"refused", func() error { return bad }, "old", bad},
+			{"nil", nil, "nil", nil},
+			{"passed", func() error { return nil }, "passed", nil},
+		} {
+			calls := 0
+			ok := c.ok
+			if ok != nil {
+				ok = func() error {
+					calls++
+					if got := names(t, dir); !named && strings.Join(got, " ") != "out.btf" {
+						t.Errorf("%s: while checking, %s holds %q", c.name, dir, got)
+					}
+					return c.ok()
+				}
+			}
+			if err := WriteFileIf(p, []byte(c.name), ok); err != c.err {
+				t.Errorf("%s: err %v, want %v", c.name, err, c.err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != c.want {
+				t.Errorf("%s: file holds %q, want %q", c.name, b, c.want)
+			}
+			if c.ok != nil && calls != 1 {
+				t.Errorf("%s: check called %d times", c.name, calls)
+			}
+			if got := names(t, dir); strings.Join(got, " ") != "out.btf" {
+				t.Errorf("%s: left %q", c.name, got)
+			}
+		}
+	})
+}
