@@ -61,9 +61,33 @@ type ClassTable struct {
 }
 
 type classSlots struct {
+	keySlots
+	ids []atomic.Uint32
+}
+
+// keySlots are the keys of an open-addressing table of atomic words
+// (classSlots, declSlots): keys are never 0, the one writer stores a
+// slot's value before its key, so a reader that sees a key sees a value.
+type keySlots struct {
 	keys []atomic.Uint64
-	ids  []atomic.Uint32
 	mask uint64
+}
+
+func newKeySlots(n int) keySlots {
+	return keySlots{keys: make([]atomic.Uint64, n), mask: uint64(n - 1)}
+}
+
+// slot returns key's slot and true, or the empty slot where it would go
+// and false.
+func (s *keySlots) slot(key uint64) (uint64, bool) {
+	for i := key & s.mask; ; i = (i + 1) & s.mask {
+		switch s.keys[i].Load() {
+		case key:
+			return i, true
+		case 0:
+			return i, false
+		}
+	}
 }
 
 // NewClassTable returns an empty table.
@@ -74,20 +98,17 @@ func NewClassTable() *ClassTable {
 }
 
 func newClassSlots(n int) *classSlots {
-	return &classSlots{keys: make([]atomic.Uint64, n), ids: make([]atomic.Uint32, n), mask: uint64(n - 1)}
+	return &classSlots{keySlots: newKeySlots(n), ids: make([]atomic.Uint32, n)}
 }
 
 // Find returns key's table id, 0 if the table does not hold it.
 func (t *ClassTable) Find(key uint64) btf.TypeID {
 	s := t.cur.Load()
-	for i := key & s.mask; ; i = (i + 1) & s.mask {
-		switch s.keys[i].Load() {
-		case key:
-			return btf.TypeID(s.ids[i].Load())
-		case 0:
-			return 0
-		}
+	i, ok := s.slot(key)
+	if !ok {
+		return 0
 	}
+	return btf.TypeID(s.ids[i].Load())
 }
 
 // Insert records key's table id unless the table has one (keys are
@@ -111,16 +132,12 @@ func (t *ClassTable) Insert(key uint64, id btf.TypeID) {
 
 // put inserts key unless present and reports whether it did.
 func (s *classSlots) put(key uint64, id uint32) bool {
-	for i := key & s.mask; ; i = (i + 1) & s.mask {
-		switch s.keys[i].Load() {
-		case key:
-			return false
-		case 0:
-			s.ids[i].Store(id)
-			s.keys[i].Store(key)
-			return true
-		}
+	i, ok := s.slot(key)
+	if !ok {
+		s.ids[i].Store(id)
+		s.keys[i].Store(key)
 	}
+	return !ok
 }
 
 // Len is how many keys the table holds.

@@ -25,43 +25,34 @@ import (
 // A value packs the class (high 32 bits) and the resolutions (low 32), so
 // a reader sees one put whole; it sees a key only after its value.
 type declSlots struct {
-	keys []atomic.Uint64
+	keySlots
 	vals []atomic.Uint64
-	mask uint64
 	n    int // keys put (the writer's)
 }
 
 func newDeclSlots(n int) *declSlots {
-	return &declSlots{keys: make([]atomic.Uint64, n), vals: make([]atomic.Uint64, n), mask: uint64(n - 1)}
+	return &declSlots{keySlots: newKeySlots(n), vals: make([]atomic.Uint64, n)}
 }
 
 // find returns key's class and the resolutions before its batch.
 func (d *declSlots) find(key uint64) (class btf.TypeID, res uint32, ok bool) {
-	for i := key & d.mask; ; i = (i + 1) & d.mask {
-		switch d.keys[i].Load() {
-		case key:
-			v := d.vals[i].Load()
-			return btf.TypeID(v >> 32), uint32(v), true
-		case 0:
-			return 0, 0, false
-		}
+	i, ok := d.slot(key)
+	if !ok {
+		return 0, 0, false
 	}
+	v := d.vals[i].Load()
+	return btf.TypeID(v >> 32), uint32(v), true
 }
 
 // put records v for key, overwriting; it reports whether key is new.
 func (d *declSlots) put(key, v uint64) bool {
-	for i := key & d.mask; ; i = (i + 1) & d.mask {
-		switch d.keys[i].Load() {
-		case key:
-			d.vals[i].Store(v)
-			return false
-		case 0:
-			d.vals[i].Store(v)
-			d.keys[i].Store(key)
-			d.n++
-			return true
-		}
+	i, ok := d.slot(key)
+	d.vals[i].Store(v)
+	if !ok {
+		d.keys[i].Store(key)
+		d.n++
 	}
+	return !ok
 }
 
 // EnableDecl makes workers skip closures with declarations too. Their
