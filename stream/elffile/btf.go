@@ -72,36 +72,18 @@ func findBTF(name string, r io.ReaderAt, size int64, lazy bool, readRaw func(io.
 // of strings out of it allocated 7 MB, whose garbage a collection could
 // find live and pace the rest of a module's encode by.
 func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
-	f, st, err := OpenInput(path, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// A file of raw BTF is loaded through the reader, not read whole.
-	var direct *btf.Spec
-	raw, err := findBTF(path, f, st.Size(), true, func(r io.ReaderAt) ([]byte, error) {
-		s, err := btf.LoadRaw(r, base)
-		direct = s
-		return nil, err
+	return loadBTFVia(path, btfLoaders{
+		raw: func(r io.ReaderAt) (*btf.Spec, error) { return btf.LoadRaw(r, base) },
+		at:  func(r io.ReaderAt, size int64) (*btf.Spec, error) { return btf.LoadAt(r, size, base) },
+		whole: func(data []byte) (*btf.Spec, error) {
+			s, err := btf.Parse(data, base)
+			if err == nil {
+				// Only the strings are read from now on.
+				s.Strings().Own()
+			}
+			return s, err
+		},
 	})
-	var s *btf.Spec
-	switch {
-	case err != nil:
-		return nil, err
-	case direct != nil:
-		s = direct
-	case raw.data != nil:
-		if s, err = btf.Parse(raw.data, base); err == nil {
-			// Only the strings are read from now on.
-			s.Strings().Own()
-		}
-	default:
-		s, err = btf.LoadAt(raw.r, raw.size, base)
-	}
-	if err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
-	return s, nil
 }
 
 // LoadBaseForProcess is LoadSoundBTF(path, nil) for a base BTF used until
@@ -110,14 +92,42 @@ func LoadBTF(path string, base *btf.Spec) (*btf.Spec, error) {
 // not count toward the collector's goal, and are never freed. Compressed
 // .BTF is inflated, then copied there.
 func LoadBaseForProcess(path string) (*btf.Spec, error) {
+	s, err := loadBTFVia(path, btfLoaders{
+		raw: btf.LoadRawForProcess,
+		at:  btf.LoadAtForProcess,
+		whole: func(data []byte) (*btf.Spec, error) {
+			return btf.LoadAtForProcess(bytes.NewReader(data), int64(len(data)))
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckStructure(); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	return s, nil
+}
+
+// btfLoaders load BTF from a file of raw BTF (raw), an uncompressed .BTF
+// section in place (at), or a section read whole or inflated (whole).
+type btfLoaders struct {
+	raw   func(r io.ReaderAt) (*btf.Spec, error)
+	at    func(r io.ReaderAt, size int64) (*btf.Spec, error)
+	whole func(data []byte) (*btf.Spec, error)
+}
+
+// loadBTFVia finds the BTF of the file at path and loads it with the
+// loader its form asks for. Errors are *Error naming path.
+func loadBTFVia(path string, load btfLoaders) (*btf.Spec, error) {
 	f, st, err := OpenInput(path, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// A file of raw BTF is loaded through the reader, not read whole.
 	var direct *btf.Spec
 	raw, err := findBTF(path, f, st.Size(), true, func(r io.ReaderAt) ([]byte, error) {
-		s, err := btf.LoadRawForProcess(r)
+		s, err := load.raw(r)
 		direct = s
 		return nil, err
 	})
@@ -128,12 +138,9 @@ func LoadBaseForProcess(path string) (*btf.Spec, error) {
 	case direct != nil:
 		s = direct
 	case raw.data != nil:
-		s, err = btf.LoadAtForProcess(bytes.NewReader(raw.data), int64(len(raw.data)))
+		s, err = load.whole(raw.data)
 	default:
-		s, err = btf.LoadAtForProcess(raw.r, raw.size)
-	}
-	if err == nil {
-		err = s.CheckStructure()
+		s, err = load.at(raw.r, raw.size)
 	}
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
