@@ -4,13 +4,7 @@ go 1.25.0
 
 require (
 	github.com/cilium/ebpf v0.22.0
-	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/sys v0.43.0
-)
-
-require (
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/dustin/go-humanize v1.0.1 // indirect
 )

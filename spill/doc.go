@@ -20,7 +20,7 @@
 // of ChunkSize bytes in memory; a closed chunk is compressed with zstd
 // (one-chunk window, fastest level) and written to a spill file when the
 // budget is over, and read back when a record of it is needed: through a
-// small bounded cache (ristretto), or, for a Sequential store read in
+// small bounded cache (Cache), or, for a Sequential store read in
 // order, keeping only the chunk read last.
 //
 // # What spills, when, and what it costs
@@ -102,7 +102,7 @@
 //
 // # Imports
 //
-// spill imports the standard library, klauspost/compress/zstd and
-// ristretto v2 only; it knows nothing of BTF or DWARF and must not import
-// any other package of this module.
+// spill imports the standard library and klauspost/compress/zstd only;
+// it knows nothing of BTF or DWARF and must not import any other package
+// of this module (stream/elffile imports it for Cache).
 package spill

@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/dgraph-io/ristretto/v2"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -53,8 +52,8 @@ type Store struct {
 	dec     *zstd.Decoder
 	chunks  []chunk
 	locs    []recordLoc
-	locsAcc int64 // bytes of locs accounted
-	cache   *ristretto.Cache[uint32, []byte]
+	locsAcc int64  // bytes of locs accounted
+	cache   *Cache // spilled chunks read back, keyed by chunk number
 	closed  bool
 
 	// seq: reads go in record order, so only the chunk read last is
@@ -243,22 +242,16 @@ func (s *Store) chunkDataLocked(i uint32) ([]byte, error) {
 	}
 	if s.cache == nil {
 		maxCost := s.budget.Share(1.0/16, 16<<20)
-		cache, err := ristretto.NewCache(&ristretto.Config[uint32, []byte]{
-			NumCounters: 1024, MaxCost: max(maxCost, 2*ChunkSize), BufferItems: 64,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: cache: %w", s.name, err)
-		}
-		s.cache = cache
+		s.cache = NewCache(max(maxCost, 2*ChunkSize))
 	}
-	if d, ok := s.cache.Get(i); ok {
+	if d, ok := s.cache.Get(uint64(i)); ok {
 		return d, nil
 	}
 	d, err := s.readChunkLocked(i)
 	if err != nil {
 		return nil, err
 	}
-	s.cache.Set(i, d, int64(len(d)))
+	s.cache.Set(uint64(i), d)
 	return d, nil
 }
 

@@ -28,7 +28,7 @@ func strCacheBitsFor(cacheBytes int64) uint8 {
 // A kernel's units repeat the same names (member names, base types,
 // typedefs) thousands of times, each a DW_FORM_strp to one .debug_str
 // offset. Without the cache every Attr.String went through the page cache
-// (a ristretto lookup), scanned for the NUL and allocated a Go string. The
+// (a locked map lookup), scanned for the NUL and allocated a Go string. The
 // cache is direct-mapped: slot = hash(offset). On a vmlinux 93% of lookups
 // hit, so a hit must cost one cache line: a slot holds the key (offset and
 // length) beside the string's data pointer, not a pointer to an entry.

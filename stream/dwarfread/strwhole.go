@@ -7,7 +7,7 @@ import "github.com/btfstream/btfstream/stream/elffile"
 // A .debug_str no larger than the page cache the memory plan gives the file
 // (Options.CacheBytes) is read whole, once, when first needed, and its
 // strings are read in place: a name is then an IndexByte in memory instead
-// of a page lookup in the shared cache (a ristretto Get, a hash and a lock)
+// of a page lookup in the shared cache (a map lookup under a lock)
 // per name. The section then costs at most what its pages would have cost
 // in the page cache, which it no longer uses; a module's .debug_str is a
 // few hundred KiB (tcp_bbr's 144 KiB, virtio_net's 199 KiB). A larger one

@@ -10,7 +10,7 @@
 // on demand through an io.ReaderAt, never mapped or loaded whole:
 //
 //   - Paged: random access to a section through a bounded page cache
-//     (ristretto, 4 MiB by default) shared by all of a File's readers:
+//     (spill.Cache, 4 MiB by default) shared by all of a File's readers:
 //     string sections, .strtab, location lists. A file no larger than the
 //     budget (a module) gets a plain page table instead (pagetable.go),
 //     which keeps every page read and gives the collector nothing to scan.
@@ -46,9 +46,10 @@
 //
 // # Imports
 //
-// elffile imports the standard library, klauspost/compress, ristretto and
-// btf (for LoadBTF only). It must not import dwarfread, encode, merge,
-// elfwrite, dedup or the stream package: they all sit above it.
+// elffile imports the standard library, klauspost/compress, spill (for
+// its Cache only) and btf (for LoadBTF only). It must not import
+// dwarfread, encode, merge, elfwrite, dedup or the stream package: they
+// all sit above it.
 // debug/elf is a test oracle only.
 //
 // Specification: System V gABI "Object Files" (ELF header, sections,

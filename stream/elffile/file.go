@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+
+	"github.com/btfstream/btfstream/spill"
 )
 
 // ELF constants (System V gABI, "ELF Header" and "Sections").
@@ -180,11 +182,7 @@ func New(name string, r io.ReaderAt, size int64, opts Options) (*File, error) {
 			// a policy (pagetable.go).
 			f.table = newPageTable()
 		} else {
-			c, err := newPageCache(cb)
-			if err != nil {
-				return nil, &Error{File: name, Err: err}
-			}
-			f.cache = c
+			f.cache = spill.NewCache(cb)
 		}
 	}
 	if err := f.parse(); err != nil {

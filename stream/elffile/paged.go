@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"sync/atomic"
 
-	"github.com/dgraph-io/ristretto/v2"
+	"github.com/btfstream/btfstream/spill"
 )
 
 // PageSize is the unit of the page cache.
@@ -15,17 +14,9 @@ const PageSize = 4096
 // pageCache is the bounded cache of section pages shared by every paged
 // reader of one File: string sections, .debug_str_offsets, .debug_addr,
 // .debug_rnglists, .strtab. Keys are readerID<<40 | page number.
-type pageCache = ristretto.Cache[uint64, []byte]
-
-func newPageCache(maxBytes int64) (*pageCache, error) {
-	pages := maxBytes / PageSize
-	return ristretto.NewCache(&ristretto.Config[uint64, []byte]{
-		NumCounters:        max(pages*10, 1024),
-		MaxCost:            maxBytes,
-		BufferItems:        64,
-		IgnoreInternalCost: true,
-	})
-}
+// It is a spill.Cache (CLOCK eviction, a read-locked Get that allocates
+// nothing), bounded by the pages' bytes.
+type pageCache = spill.Cache
 
 // Paged gives random access to a section through its pages, which a
 // bounded cache shared by the File's readers keeps. A section that had to
@@ -38,14 +29,7 @@ type Paged struct {
 	cache *pageCache
 	table *pageTable // instead of cache (a small file)
 	id    uint64
-	sets  atomic.Uint32 // pages Set since the last Wait (readers are shared by decoders)
 }
-
-// setsPerWait bounds the pages a reader may have queued in ristretto's set
-// buffer (which holds up to 32768 items, 128 MiB of pages, before the
-// policy sees them): after this many Sets the reader waits for the buffer
-// to drain, so the cache really stays within its MaxCost.
-const setsPerWait = 64
 
 func newPaged(r io.ReaderAt, size uint64, cache *pageCache) *Paged {
 	return &Paged{r: r, size: size, cache: cache}
@@ -61,8 +45,8 @@ func (p *Paged) Size() uint64 { return p.size }
 // in front of the shared cache. A reader that walks a section in order,
 // a few bytes at a time from many places close together (a unit's
 // location lists, one function parameter after another), finds its page
-// there instead of missing the shared cache, whose admission policy keeps
-// out pages read in a burst and never again, and reading the page anew.
+// there without the shared cache's lock and map lookup (and, when the
+// cache is under pressure, without reading the page anew).
 // Not safe for concurrent use.
 type PageMemo struct {
 	key  [memoPages]uint64 // reader id<<40 | page number, plus 1 (0: empty)
@@ -116,10 +100,7 @@ func (p *Paged) Page(n uint64) ([]byte, error) {
 		return nil, err
 	}
 	if p.cache != nil {
-		p.cache.Set(key, b, int64(len(b)))
-		if p.sets.Add(1)%setsPerWait == 0 {
-			p.cache.Wait()
-		}
+		p.cache.Set(key, b)
 	} else if p.table != nil {
 		p.table.set(key, b)
 	}

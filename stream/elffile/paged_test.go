@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/btfstream/btfstream/spill"
 )
 
 // TestCStringVia reads every string of a section spanning pages through a
@@ -17,11 +19,7 @@ func TestCStringVia(t *testing.T) {
 		data = append(data, strings.Repeat(string(rune('a'+i%26)), 1+i*7%300)...)
 		data = append(data, 0)
 	}
-	cache, err := newPageCache(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newPaged(bytes.NewReader(data), uint64(len(data)), cache)
+	p := newPaged(bytes.NewReader(data), uint64(len(data)), spill.NewCache(1<<20))
 	var memo PageMemo
 	crossing := 0
 	for _, off := range offs {

@@ -6,11 +6,11 @@ import "sync"
 // (a module): every page read is kept until the cache is dropped, which
 // the budget allows, so no eviction policy is needed (pages are keyed by
 // reader, and the readers of a section are made once per file: dwarfread's
-// sections, the symbol table's names). It replaces a
-// ristretto cache there because that one allocates a set buffer of 32768
-// pointers (256 KiB) that the collector scans at each cycle whatever the
-// cache holds: on tcp_bbr.ko about 2M instructions a cycle, most of the
-// collector's marking. Safe for concurrent use; keys are Paged's
+// sections, the symbol table's names). It replaced a ristretto cache
+// there (whose set buffer of 32768 pointers the collector scanned at each
+// cycle: on tcp_bbr.ko about 2M instructions a cycle) before the bounded
+// cache became spill.Cache, which would hold the same pages at the cost
+// of a ring and an index. Safe for concurrent use; keys are Paged's
 // (readerID<<40 | page number).
 type pageTable struct {
 	mu     sync.Mutex
