@@ -146,10 +146,10 @@ type memPlan struct {
 	prevLimit  int64
 	dedupAcct  int64 // bytes accounted for the dedup table
 	funcsAcct  int64
-	// freeLargest: a split encode frees each unit arena larger than
-	// any before it and collects (releaseUnit); largestFreed is the
-	// largest so far.
-	freeLargest  bool
+	// freeFrom: a split encode frees each unit arena of at least
+	// freeFrom bytes that is larger than any before it, and collects
+	// (releaseUnit; 0: never); largestFreed is the largest so far.
+	freeFrom     uint64
 	largestFreed atomic.Uint64
 }
 
@@ -162,8 +162,10 @@ func newMemPlan(opts EncodeOptions) (*memPlan, error) {
 	case limit < 0:
 		limit, from = 0, "--mem-limit 0"
 	}
-	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, from: from, cacheBytes: cacheBytesFor(limit),
-		freeLargest: opts.Base != nil}
+	m := &memPlan{budget: spill.NewBudget(limit), limit: limit, from: from, cacheBytes: cacheBytesFor(limit)}
+	if opts.Base != nil {
+		m.freeFrom = freeArenaMin
+	}
 	// Spill files have no name (O_TMPFILE where it works): nothing is
 	// left behind, even by SIGKILL.
 	m.budget.SetTempFiles(opts.TmpDir, outfile.Temp)
@@ -327,20 +329,16 @@ func (m *memPlan) arenaKeep() uint64 {
 // third of the live heap of a median 7.2 module), then the merger's
 // tables over the base, which grow after the arena is released. Kept for
 // reuse, the arena stays live and the tables take new pages. So an arena
-// larger than any freed before (at least freeArenaMin) is freed instead,
+// larger than any freed before (at least freeFrom) is freed instead,
 // and a collection at once lets the merger's tables reuse its pages: the
 // 7.2 modules ebt_mark and tcp_bbr peak 1.1-1.4 MiB lower. The largest
 // arenas come early in a module: a few collections a run (one for most
 // modules), a run's later, smaller units reuse what the pool kept.
 func (m *memPlan) releaseUnit(cu *dwarfread.CU) {
-	if !m.freeLargest {
-		cu.Release()
-		return
-	}
 	n := cu.Footprint()
 	for {
 		prev := m.largestFreed.Load()
-		if n < freeArenaMin || n <= prev {
+		if m.freeFrom == 0 || n < m.freeFrom || n <= prev {
 			cu.Release()
 			return
 		}
