@@ -330,10 +330,11 @@ func (m *memPlan) arenaKeep() uint64 {
 // tables over the base, which grow after the arena is released. Kept for
 // reuse, the arena stays live and the tables take new pages. So an arena
 // larger than any freed before (at least freeFrom) is freed instead,
-// and a collection at once lets the merger's tables reuse its pages: the
-// 7.2 modules ebt_mark and tcp_bbr peak 1.1-1.4 MiB lower. The largest
-// arenas come early in a module: a few collections a run (one for most
-// modules), a run's later, smaller units reuse what the pool kept.
+// and a collection at once lets the merger's tables reuse its pages: 24
+// 7.2 modules around the median peak 0.9-1.1 MiB lower (5% of their
+// RSS), virtio_net 2.7, xfs 4 MiB. The largest arenas come early in a
+// module: a few collections a run (one for most modules, xfs included),
+// a run's later, smaller units reuse what the pool kept.
 func (m *memPlan) releaseUnit(cu *dwarfread.CU) {
 	n := cu.Footprint()
 	for {
