@@ -351,6 +351,20 @@ func (m *memPlan) releaseUnit(cu *dwarfread.CU) {
 	runtime.GC()
 }
 
+// unitsDone is called once no unit is read any more and the reader's
+// caches are dropped. A split encode collects then: the units' garbage
+// (the last batch, the workers' state, the arenas and caches) is reused
+// by the function merge and Finish instead of growing the heap. Measured
+// on 21 7.2 modules around the median: peak RSS 1.1% lower (median of
+// per-module ratios, 4 alternating runs), at 0-4% more instructions on
+// tcp_bbr and act_simple (callgrind: the collector's share varies by
+// that much from run to run; the encoder's own count is unchanged).
+func (m *memPlan) unitsDone() {
+	if m.freeFrom != 0 {
+		runtime.GC()
+	}
+}
+
 // freeArenaMin is the smallest unit arena releaseUnit frees and collects
 // for: below it a collection returns too little to pay for itself.
 const freeArenaMin = 256 << 10

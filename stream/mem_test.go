@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -213,6 +214,20 @@ func TestReleaseUnitFreesLargest(t *testing.T) {
 			if got := m.largestFreed.Load(); got != want {
 				t.Errorf("largest arena freed %d, want %d", got, want)
 			}
+			// Once the units are done a split encode collects.
+			if c.wantFree {
+				before := numGC()
+				m.unitsDone()
+				if numGC() == before {
+					t.Errorf("no collection after the units")
+				}
+			}
 		})
 	}
+}
+
+func numGC() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
 }
