@@ -280,7 +280,7 @@ func TestLazyBaseBytes(t *testing.T) {
 		}
 		lz, n := d.lz, int(lz0(d))
 		perType := len(lz.state) + 4*len(lz.groups) + 4*len(lz.gstart)
-		if perType > 6*(n+1)+72 || len(lz.groups) > n || cap(d.next) > n/16+1 {
+		if perType > 6*(n+1)+72 || len(lz.groups) > n || cap(d.next) > splitTableStart {
 			t.Fatalf("%d base types: %d bytes of per-type tables, %d grouped", n, perType, len(lz.groups))
 		}
 		// The types reached: a slot of 4 bytes each, at most half full.

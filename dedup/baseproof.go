@@ -14,6 +14,10 @@ import (
 // lazyIndexBase groups the base's types and proves it has no duplicates.
 // It reports false (the caller hashes the whole base) if it cannot, or if
 // an edge names no type.
+// splitTableStart is the room the per-type arrays of a split table's own
+// types start with.
+const splitTableStart = 256
+
 func (d *Incremental) lazyIndexBase() bool {
 	base := d.base
 	n := uint32(base.Len())
@@ -46,11 +50,14 @@ func (d *Incremental) lazyIndexBase() bool {
 	lz.state[0] = lzReady | lzHash | lzLinked
 	d.lz = lz
 	d.hoff = 1 + n
-	d.hash = make([]uint64, 0, n/16)
-	d.tag = make([]uint64, 0, n/16)
-	d.lh = make([]uint64, 0, n/16)
-	d.fin = make([]bool, 0, n/16)
-	d.next = make([]uint32, 0, n/16)
+	// The table's own types (a module's, from d.hoff) are far fewer than
+	// the base types it reaches (7.2's median module: 50-200 against
+	// 6-11k): their arrays start small and grow (grow, Reserve).
+	d.hash = make([]uint64, 0, splitTableStart)
+	d.tag = make([]uint64, 0, splitTableStart)
+	d.lh = make([]uint64, 0, splitTableStart)
+	d.fin = make([]bool, 0, splitTableStart)
+	d.next = make([]uint32, 0, splitTableStart)
 	// Room for the base types a module reaches (on 7.2, 6-11k of 118k
 	// for small and mid-sized modules): grown from nothing by appending,
 	// the values and their id index left as much garbage as they keep.

@@ -85,6 +85,7 @@ func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats
 	// No unit is read any more: the reader's caches go before the
 	// function states are merged.
 	f.DropCaches()
+	mem.unitsDone()
 	stage(stageFinish)
 	m := su.m
 	stats.Replayed, stats.Resolved = m.Replays()

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/btfstream/btfstream/btf"
+	"github.com/btfstream/btfstream/stream/dwarfread"
 	"github.com/btfstream/btfstream/stream/internal/testkit"
 )
 
@@ -156,4 +159,75 @@ func TestSpillDirCheckedFirst(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("left %d files in the spill directory", len(ents))
 	}
+}
+
+// A split encode's plan frees (and collects after) each unit arena larger
+// than any freed before; a vmlinux's keeps them all for reuse.
+func TestReleaseUnitFreesLargest(t *testing.T) {
+	split := DefaultEncodeOptions()
+	split.Base = btf.NewSpec()
+	for _, c := range []struct {
+		name     string
+		opts     EncodeOptions
+		wantFree bool
+	}{
+		{"split", split, true},
+		{"vmlinux", DefaultEncodeOptions(), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := newMemPlan(c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.close()
+			if got := m.freeFrom != 0; got != c.wantFree {
+				t.Fatalf("frees arenas: %v, want %v", got, c.wantFree)
+			}
+			if m.freeFrom != 0 {
+				m.freeFrom = 1 // the fixture's units are small
+			}
+			f, err := dwarfread.Open(testkit.Fixtures[0].Build(t), dwarfread.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var largest uint64
+			units := 0
+			for cu, err := range f.Units(dwarfread.UnitOptions{}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				units++
+				largest = max(largest, cu.Footprint())
+				m.releaseUnit(cu)
+				if cu.Footprint() != 0 {
+					t.Fatalf("unit %d not released", units)
+				}
+			}
+			if units == 0 || largest == 0 {
+				t.Fatalf("%d units, largest arena %d", units, largest)
+			}
+			want := uint64(0)
+			if c.wantFree {
+				want = largest
+			}
+			if got := m.largestFreed.Load(); got != want {
+				t.Errorf("largest arena freed %d, want %d", got, want)
+			}
+			// Once the units are done a split encode collects.
+			if c.wantFree {
+				before := numGC()
+				m.unitsDone()
+				if numGC() == before {
+					t.Errorf("no collection after the units")
+				}
+			}
+		})
+	}
+}
+
+func numGC() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
 }

@@ -118,7 +118,7 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 		if j.err == nil && keepUnit(jobs, j.batch) {
 			j.keep = cu
 		} else {
-			cu.Release()
+			mem.releaseUnit(cu)
 		}
 		if j.err == nil && preparers[w] != nil {
 			j.prep, j.err = preparers[w].Prepare(j.batch, into)

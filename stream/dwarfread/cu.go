@@ -62,9 +62,26 @@ func (cu *CU) key() abbrevKey {
 }
 
 // Release returns the CU's memory to the pool. Idempotent.
-func (cu *CU) Release() {
+func (cu *CU) Release() { cu.release(true) }
+
+// Free is Release without keeping the arena for reuse: its memory is left
+// to the collector, so what is allocated after the next collection can
+// take its pages instead of growing the heap.
+func (cu *CU) Free() { cu.release(false) }
+
+// Footprint returns the bytes the unit's arena holds (0 once released).
+func (cu *CU) Footprint() uint64 {
+	if cu.arena == nil {
+		return 0
+	}
+	return cu.arena.Footprint()
+}
+
+func (cu *CU) release(keep bool) {
 	if cu.arena != nil {
-		cu.f.pool.Put(cu.arena)
+		if keep {
+			cu.f.pool.Put(cu.arena)
+		}
 		cu.arena = nil
 	}
 	if cu.budget != nil {
