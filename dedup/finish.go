@@ -55,7 +55,10 @@ func (d *Incremental) Finish() (*btf.Spec, Remap, error) {
 		total.IDs[i] = first + btf.TypeID(i)
 	}
 	for {
-		target := d.resolveFwds()
+		target, ok := d.aheadTarget()
+		if !ok {
+			target = d.resolveFwds()
+		}
 		if target == nil {
 			break
 		}
@@ -125,9 +128,15 @@ func fwdClass(t btf.Type) (cls uint64, complete, ok bool) {
 //     newest complete enum of its name before it (newest as libbpf's hash
 //     table orders them); with none before it, the last new one; with none
 //     at all, the first declaration of its name.
-func (d *Incremental) resolveFwds() []uint32 {
-	st := d.table.Strings()
-	first := uint32(d.table.FirstID())
+func (d *Incremental) resolveFwds() []uint32 { return d.resolveFwdsIn(d.table, d.fwdTo) }
+
+// resolveFwdsIn is resolveFwds over tbl, the table or a view of it (its
+// types and strings read only), with the walks' resolutions fwdTo (d.fwdTo
+// or a copy). Without a base it changes nothing in d, so it may run beside
+// AddBatch over a view and a copy (ResolveAhead).
+func (d *Incremental) resolveFwdsIn(tbl *btf.Spec, fwdTo map[uint32]uint32) []uint32 {
+	st := tbl.Strings()
+	first := uint32(tbl.FirstID())
 	// A shared string table may repeat strings: key its names by the
 	// first offset met with the same content. (Strings.Find would do, but
 	// it builds an index inside a table that belongs to the caller.)
@@ -164,13 +173,13 @@ func (d *Incremental) resolveFwds() []uint32 {
 	// none, and the base's 20k definitions are not looked up in vain.
 	cand := make(map[uint64]uint32)
 	wantHash := make(map[uint64]bool) // content hashes of their names
-	for id := first; id < uint32(d.table.NextID()); id++ {
-		t := d.table.Type(btf.TypeID(id))
+	for id := first; id < uint32(tbl.NextID()); id++ {
+		t := tbl.Type(btf.TypeID(id))
 		cls, complete, ok := fwdClass(t)
 		if !ok || complete {
 			continue
 		}
-		if _, ok := d.fwdTo[id]; ok {
+		if _, ok := fwdTo[id]; ok {
 			continue
 		}
 		if off := name(t); off != 0 {
@@ -228,8 +237,8 @@ func (d *Incremental) resolveFwds() []uint32 {
 				}
 			}
 		}
-		for id := first; id < uint32(d.table.NextID()); id++ {
-			t := d.table.Type(btf.TypeID(id))
+		for id := first; id < uint32(tbl.NextID()); id++ {
+			t := tbl.Type(btf.TypeID(id))
 			if _, complete, ok := fwdClass(t); ok && complete {
 				if off := name(t); off != 0 {
 					add(id, t, off)
@@ -237,9 +246,12 @@ func (d *Incremental) resolveFwds() []uint32 {
 			}
 		}
 	}
-	enums := planEnums(d.base, first, d.table.Strings(), func() Source { return specSource(d.table) })
+	enums := planEnums(d.base, first, tbl.Strings(), func() Source { return specSource(tbl) })
 	for k, v := range enums.to {
-		if _, done := d.fwdTo[k]; k < first && !done {
+		if k >= first {
+			continue // (every key without a base: d.fwdTo is not read)
+		}
+		if _, done := d.fwdTo[k]; !done {
 			if d.fwdTo == nil {
 				d.fwdTo = make(map[uint32]uint32)
 			}
@@ -247,19 +259,19 @@ func (d *Incremental) resolveFwds() []uint32 {
 		}
 	}
 	var target []uint32
-	if d.refsResolvedBaseFwd() {
+	if d.base != nil && d.refsResolvedBaseFwd() { // (none without a base)
 		// rebuild substitutes the base FWDs' table structs
-		target = make([]uint32, d.table.Len())
+		target = make([]uint32, tbl.Len())
 	}
-	for id := first; id < uint32(d.table.NextID()); id++ {
-		t := d.table.Type(btf.TypeID(id))
+	for id := first; id < uint32(tbl.NextID()); id++ {
+		t := tbl.Type(btf.TypeID(id))
 		cls, complete, ok := fwdClass(t)
 		if !ok || complete {
 			continue
 		}
-		if v, ok := d.fwdTo[id]; ok {
+		if v, ok := fwdTo[id]; ok {
 			if target == nil {
-				target = make([]uint32, d.table.Len())
+				target = make([]uint32, tbl.Len())
 			}
 			target[id-first] = v
 			continue
@@ -271,12 +283,12 @@ func (d *Incremental) resolveFwds() []uint32 {
 		v := uint32(0)
 		if cls == fwdEnum {
 			v = enums.to[id]
-		} else if c := cand[uint64(off)<<2|fwdStruct]; c != 0 && c != none && d.kindOf(c) == fwdKind(t) {
+		} else if c := cand[uint64(off)<<2|fwdStruct]; c != 0 && c != none && d.kindIn(tbl, c) == fwdKind(t) {
 			v = c
 		}
 		if v != 0 {
 			if target == nil {
-				target = make([]uint32, d.table.Len())
+				target = make([]uint32, tbl.Len())
 			}
 			target[id-first] = v
 		}
@@ -284,12 +296,12 @@ func (d *Incremental) resolveFwds() []uint32 {
 	return target
 }
 
-// kindOf is the kind of a base or table id.
-func (d *Incremental) kindOf(id uint32) btf.Kind {
-	if id < uint32(d.table.FirstID()) {
+// kindIn is the kind of a base id or an id of tbl (the table or a view).
+func (d *Incremental) kindIn(tbl *btf.Spec, id uint32) btf.Kind {
+	if id < uint32(tbl.FirstID()) {
 		return d.base.Type(btf.TypeID(id)).Kind()
 	}
-	return d.table.Type(btf.TypeID(id)).Kind()
+	return tbl.Type(btf.TypeID(id)).Kind()
 }
 
 // fwdKind is the kind a FWD stands for.

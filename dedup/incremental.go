@@ -70,6 +70,8 @@ type Incremental struct {
 	// fwdLog lists fwdTo's entries in the order batches added them (with
 	// table ids), for Snapshots.
 	fwdLog []fwdEntry
+	// ahead: Finish's first resolveFwds, run early (ResolveAhead).
+	ahead *fwdAhead
 
 	stats walkStats // work of the equivalence checks so far
 

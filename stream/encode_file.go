@@ -22,7 +22,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 	}
 	defer mem.close()
 	stats.MemLimit, stats.MemLimitFrom = mem.limit, mem.from
-	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes, ArenaKeep: mem.arenaKeep()})
+	f, err := dwarfread.Open(path, dwarfread.Options{CacheBytes: mem.cacheBytes, StrOutside: strOutside(mem.limit), ArenaKeep: mem.arenaKeep()})
 	if err != nil {
 		return nil, stats, err
 	}

@@ -285,6 +285,19 @@ func symNamesWhole(limit int64) uint64 {
 // symNamesWhole is symNamesWhole of the plan's limit.
 func (m *memPlan) symNamesWhole() uint64 { return symNamesWhole(m.limit) }
 
+// strOutside is the largest .debug_str the reader reads whole outside the
+// Go heap when it is larger than the page cache (dwarfread
+// Options.StrOutside): as symNamesWhole, a 32nd of the limit, at most 64
+// MiB, and only from resolveMinLimit (256M), so a limit near the floor
+// keeps the page cache's window and its memory there is what it was. The
+// 7.2 vmlinux's (5.7 MB) and 6.12's (4.6 MB) are read so without a limit.
+func strOutside(limit int64) uint64 {
+	if limit > 0 && limit < resolveMinLimit {
+		return 0
+	}
+	return symNamesWhole(limit)
+}
+
 // funcIndexMax is the most the function names' hash index may take
 // (encode.SymbolOptions.IndexMax; negative: whatever it takes): a 128th of the
 // limit, as the name caches. The index speeds up the encoder's lookups

@@ -26,6 +26,27 @@ func TestSymNamesWhole(t *testing.T) {
 	}
 }
 
+// TestStrOutside: a .debug_str larger than the page cache is read whole
+// outside the heap up to symNamesWhole's size, and not at all under a
+// limit below resolveMinLimit (the floors keep their window).
+func TestStrOutside(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  uint64
+	}{
+		{0, 64 << 20},
+		{-1, 64 << 20},
+		{64 << 20, 0},
+		{resolveMinLimit - 1, 0},
+		{256 << 20, 8 << 20},
+		{12 << 30, 64 << 20},
+	} {
+		if got := strOutside(c.limit); got != c.want {
+			t.Errorf("strOutside(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+}
+
 // TestFuncsAsideGolden: every golden object encodes to the same bytes at
 // -j1 (function states merged on one goroutine) and at -j2 without a
 // limit (read and chosen on a second goroutine: merge.Config.FuncsAside).

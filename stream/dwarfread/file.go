@@ -15,6 +15,9 @@ type Options struct {
 	// (.debug_str, .debug_line_str, .debug_str_offsets, .debug_addr,
 	// .debug_rnglists, .strtab). 0 means 4 MiB.
 	CacheBytes int64
+	// StrOutside is the largest .debug_str read whole outside the Go
+	// heap when it is larger than the page cache (strwhole.go); 0: none.
+	StrOutside uint64
 	// Name is used in error messages instead of the path.
 	Name string
 	// ArenaKeep: a unit's arena with a larger footprint (bytes) is freed
@@ -56,6 +59,8 @@ type File struct {
 	abbrevCache abbrevCache
 	strs        *strCache // .debug_str strings by offset (strcache.go); nil after DropCaches and in ET_REL files
 	strWhole    uint64    // a .debug_str up to this size is read whole (strwhole.go)
+	strOutside  uint64    // a larger one up to this size is read whole outside the heap
+	strRelease  func()    // releases .debug_str read outside the heap; nil if it was not
 	pool        arena.Pool
 }
 
@@ -69,6 +74,7 @@ func Open(path string, opts Options) (*File, error) {
 	f := fileOf(e)
 	f.own = true
 	f.sizeCaches(opts.CacheBytes)
+	f.strOutside = opts.StrOutside
 	f.pool.MaxKeep = opts.ArenaKeep
 	return f, nil
 }
@@ -139,6 +145,7 @@ func (f *File) sizeCaches(cacheBytes int64) {
 // while other goroutines decode.
 func (f *File) DropCaches() {
 	f.strs = nil
+	f.releaseStr()
 	f.abbrevCache.drop()
 	f.elf.DropCache()
 }
@@ -146,6 +153,7 @@ func (f *File) DropCaches() {
 // Close releases the file (if Open opened it) and the page cache.
 func (f *File) Close() error {
 	f.pool = arena.Pool{}
+	f.releaseStr()
 	if f.own {
 		return f.elf.Close()
 	}

@@ -21,6 +21,17 @@ import "github.com/btfstream/btfstream/stream/elffile"
 // garbage-collector work (64 KiB to 1.5 MiB of slots holding pointers).
 // Attr.String still works, copying each string.
 
+// A .debug_str larger than the page cache but no larger than
+// Options.StrOutside (the memory plan's choice: a vmlinux's, 5.7 MB on 7.2
+// and 4.6 MB on 6.12, without a small limit) is read whole too, outside
+// the Go heap (elffile.ReadSectionOutside): paged, its 4 KiB pages were
+// read about 13k times on 7.2 at -j2 (the cache keeps few of them among
+// the location lists), and the page lookups took ~1.6% of the CPU. Outside
+// the heap the bytes count once in the peak RSS, not again in the heap's
+// growth between collections. DropCaches (after the last unit) and Close
+// release them: from then on the section is read paged again, and no name
+// read before may be used (the encoder copies every name it keeps).
+
 // strWholeMax is the largest .debug_str read whole for a page cache of
 // cacheBytes (0: the default, 4 MiB).
 func strWholeMax(cacheBytes int64) uint64 {
@@ -41,7 +52,28 @@ func (f *File) pagedSection(k int, s *elffile.SectionHeader) (*elffile.Paged, er
 		}
 		return elffile.MemPaged(b), nil
 	}
+	if k == secStr && s.Size > f.strWhole && s.Size <= f.strOutside && !s.Compressed() && s.Type != elffile.SHTNobits && !f.elf.Relocatable() {
+		b, release, err := f.elf.ReadSectionOutside(s)
+		if err != nil {
+			return nil, err
+		}
+		f.strRelease = release
+		return elffile.MemPaged(b), nil
+	}
 	return f.elf.PagedSection(s)
+}
+
+// releaseStr releases a .debug_str read outside the heap; the section is
+// read paged from then on. Not safe while other goroutines decode.
+func (f *File) releaseStr() {
+	if f.strRelease == nil {
+		return
+	}
+	f.strRelease()
+	f.strRelease = nil
+	if s := f.findDebug(secNames[secStr]); s != nil {
+		f.secs[secStr], f.secErr[secStr] = f.elf.PagedSection(s)
+	}
 }
 
 // keepStrCache reports whether the file gets a string cache: not for a

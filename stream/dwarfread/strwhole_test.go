@@ -14,7 +14,9 @@ import (
 
 // TestStrWhole: a .debug_str within the page cache's size is read whole and
 // its names read in place, a larger one stays paged; a relocatable file
-// has no string cache. Every way decodes the same names.
+// has no string cache; a larger one within Options.StrOutside is read
+// whole outside the heap in an executable only, and read paged again once
+// DropCaches released it. Every way decodes the same names.
 func TestStrWhole(t *testing.T) {
 	order := binary.LittleEndian
 	ab, in, str := sampleDWARF(order, 0x1d)
@@ -28,19 +30,24 @@ func TestStrWhole(t *testing.T) {
 		name       string
 		etype      uint16
 		cacheBytes int64
+		strOutside uint64
 		whole      bool
 		strCache   bool
 	}{
-		{"exec default cache", 2, 0, true, true},
-		{"rel default cache", 1, 0, true, false},
-		{"rel cache the section's size", 1, int64(len(str)), true, false},
-		{"rel cache a byte smaller", 1, int64(len(str)) - 1, false, false},
-		{"exec cache a byte smaller", 2, int64(len(str)) - 1, false, true},
+		{"exec default cache", 2, 0, 0, true, true},
+		{"rel default cache", 1, 0, 0, true, false},
+		{"rel cache the section's size", 1, int64(len(str)), 0, true, false},
+		{"rel cache a byte smaller", 1, int64(len(str)) - 1, 0, false, false},
+		{"exec cache a byte smaller", 2, int64(len(str)) - 1, 0, false, true},
+		{"exec cache a byte smaller, outside", 2, int64(len(str)) - 1, uint64(len(str)), true, true},
+		{"exec cache a byte smaller, outside a byte smaller", 2, int64(len(str)) - 1, uint64(len(str)) - 1, false, true},
+		{"rel cache a byte smaller, outside", 1, int64(len(str)) - 1, uint64(len(str)), false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := openBytes(t, "sample", buildELF(true, order, c.etype, elffile.EMX86_64, secs))
 			defer f.Close()
 			f.sizeCaches(c.cacheBytes)
+			f.strOutside = c.strOutside
 			got := collect(t, f, UnitOptions{})
 			if want == nil {
 				want = got
@@ -66,6 +73,19 @@ func TestStrWhole(t *testing.T) {
 			}
 			if _, err := f.stringBytes(secStr, uint64(len(str))); err == nil {
 				t.Error("string past the section: no error")
+			}
+			if (f.strRelease != nil) != (c.strOutside > 0 && c.whole) {
+				t.Errorf("read outside the heap %v, want %v", f.strRelease != nil, c.strOutside > 0 && c.whole)
+			}
+			f.DropCaches()
+			if f.strRelease != nil {
+				t.Error("DropCaches kept .debug_str outside the heap")
+			}
+			if r, err := f.sec(secStr); err != nil || c.strOutside > 0 && r.InMemory() {
+				t.Errorf("after DropCaches: %v, in memory %v", err, err == nil && r.InMemory())
+			}
+			if b, err := f.stringBytes(secStr, 4); err != nil || string(b) != "point" {
+				t.Errorf("after DropCaches, string at 4: %q, %v", b, err)
 			}
 		})
 	}

@@ -236,6 +236,11 @@ func (m *Merger) Funcs() (added, dropped int, err error) {
 		names := m.funcs.store.sortKeys()
 		d.Reserve(names+names/2, 0, names)
 	}
+	if d, ok := m.d.(*dedup.Incremental); ok && m.funcs.aside {
+		// Finish's first pass over the table, beside the merge (the
+		// functions' types change nothing of it: dedup.ResolveAhead).
+		d.ResolveAhead()
+	}
 	batch, added, dropped, err := m.funcs.emitFuncs(m.d, funcOpts{consistent: feat.Has(encode.FeatConsistentFunc),
 		kfuncTags: feat.Has(encode.FeatDeclTagKfuncs) && feat.Has(encode.FeatDeclTag),
 		trueSig:   feat.Has(encode.FeatTrueSignature)})

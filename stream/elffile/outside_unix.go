@@ -1,0 +1,17 @@
+//go:build unix
+
+package elffile
+
+import "syscall"
+
+// mapAnon maps size bytes of zeroed anonymous memory, or returns nil.
+func mapAnon(size int) []byte {
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// unmapAnon unmaps what mapAnon mapped.
+func unmapAnon(b []byte) { _ = syscall.Munmap(b) }
