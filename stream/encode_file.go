@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"context"
 	"slices"
 
 	"github.com/btfstream/btfstream/btf"
@@ -53,7 +52,7 @@ func encodeFile(path string, opts EncodeOptions) (*btf.Spec, EncodeStats, error)
 func run(f *dwarfread.File, opts EncodeOptions, mem *memPlan, stats *EncodeStats) (*btf.Spec, error) {
 	ef := f.ELF()
 	stage(stageSetup)
-	defer stage(context.Background())
+	defer stage(stageNone)
 	jobs, err := mem.check(f, opts)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,7 @@
 package stream
 
 import (
-	"context"
-	"runtime/pprof"
+	"sync/atomic"
 
 	"github.com/btfstream/btfstream/stream/dwarfread"
 	"github.com/btfstream/btfstream/stream/encode"
@@ -201,19 +200,44 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 // resolves everything itself, as the output is the same either way.
 const resolveMinLimit = 256 << 20
 
-// Pipeline stages, as pprof labels ("stage"), so a CPU profile tells the
-// serial path (setup, read, merge, finish) from the workers' share (work);
-// what has no label is the Go runtime's own (the collector's background
-// workers):
+// Pipeline stages, for CPU profiles: with a hook set (SetStageHook), each
+// goroutine of the pipeline reports the stage it enters, so a profiler
+// can label its samples and a profile tells the serial path (setup, read,
+// merge, finish) from the workers' share (work); what has no label is the
+// Go runtime's own (the collector's background workers). bench/encodeprof
+// sets pprof labels ("stage"):
 //
 //	go tool pprof -tags cpu.out
-var (
-	stageSetup  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "setup"))
-	stageRead   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "read"))
-	stageWork   = pprof.WithLabels(context.Background(), pprof.Labels("stage", "work"))
-	stageMerge  = pprof.WithLabels(context.Background(), pprof.Labels("stage", "merge"))
-	stageFinish = pprof.WithLabels(context.Background(), pprof.Labels("stage", "finish"))
+//
+// The hook keeps runtime/pprof out of the btfstream binary (28 KB of
+// loaded segments, resident in every run).
+const (
+	stageNone   = "" // the stage a goroutine leaves run with
+	stageSetup  = "setup"
+	stageRead   = "read"
+	stageWork   = "work"
+	stageMerge  = "merge"
+	stageFinish = "finish"
 )
 
-// stage labels the calling goroutine's CPU samples.
-func stage(ctx context.Context) { pprof.SetGoroutineLabels(ctx) }
+// stageHook is SetStageHook's; nil: no one listens.
+var stageHook atomic.Pointer[func(stage string)]
+
+// SetStageHook has fn called with a stage's name ("setup", "read",
+// "work", "merge", "finish"; "" when run returns) on the goroutine
+// entering it, from any encode started after; nil removes it. fn must be
+// cheap: it runs for every unit.
+func SetStageHook(fn func(stage string)) {
+	if fn == nil {
+		stageHook.Store(nil)
+		return
+	}
+	stageHook.Store(&fn)
+}
+
+// stage reports that the calling goroutine enters stage s.
+func stage(s string) {
+	if fn := stageHook.Load(); fn != nil {
+		(*fn)(s)
+	}
+}

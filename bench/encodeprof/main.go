@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -43,6 +44,7 @@ func main() {
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+		labelStages()
 	}
 	if *traceOut != "" {
 		f, err := os.Create(*traceOut)
@@ -91,4 +93,19 @@ func main() {
 		pprof.Lookup("allocs").WriteTo(f, 0)
 		f.Close()
 	}
+}
+
+// labelStages labels the pipeline's CPU samples with pprof label "stage"
+// (go tool pprof -tags): btfstream itself links no runtime/pprof, so the
+// labels come through stream's hook.
+func labelStages() {
+	ctxs := map[string]context.Context{"": context.Background()}
+	for _, s := range []string{"setup", "read", "work", "merge", "finish"} {
+		ctxs[s] = pprof.WithLabels(context.Background(), pprof.Labels("stage", s))
+	}
+	stream.SetStageHook(func(s string) {
+		if ctx, ok := ctxs[s]; ok {
+			pprof.SetGoroutineLabels(ctx)
+		}
+	})
 }
