@@ -116,6 +116,31 @@ func (k Kind) ExtraWords(vlen uint32) int {
 	return -1
 }
 
+// wordShapes[k] is ExtraWords for kind k as fixed | perVlen<<4: a
+// table, where ExtraWords is a switch, for a sparse Spec's walks from an
+// anchor (Type.words). Unknown kinds give 0 (no Spec holds one).
+var wordShapes = func() (w [kindMask + 1]uint8) {
+	for k := range w {
+		switch n0, n1 := Kind(k).ExtraWords(0), Kind(k).ExtraWords(1); {
+		case n0 < 0:
+		case n0 > 0:
+			w[k] = uint8(n0)
+		default:
+			w[k] = uint8(n1) << 4
+		}
+	}
+	return w
+}()
+
+// WordCount is t.Kind().ExtraWords(t.Vlen()) for a type whose kind is
+// known (0 for an unknown kind), without a switch: the words of a
+// Spec's types are in type order, and a pass over them can find each
+// type's by counting.
+func (t Type) WordCount() uint32 {
+	sh := uint32(wordShapes[t.Info>>kindShift&kindMask])
+	return sh&15 + sh>>4*(t.Info&vlenMask)
+}
+
 // Func linkage (btf_type.info vlen of a FUNC) and VAR linkage values.
 const (
 	LinkageStatic = 0

@@ -92,8 +92,10 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 	}
 	types.buf = counter.buf // one buffer (256 KiB) for both passes
 	if types.outside {
+		// Sparse: an offset every anchorEvery types (spec.go).
 		s.types = outsideSlice[Type](n)[:0]
-		s.extraAt = append(outsideSlice[uint32](n + 1)[:0], 0)
+		s.extraAt = nil
+		s.anchors = outsideSlice[uint32](max(1, (n+anchorEvery-1)/anchorEvery))[:0]
 		s.extra = outsideSlice[uint32](words)[:0]
 	} else {
 		s.Grow(n, words)
@@ -128,6 +130,9 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 				need = 12 + 4*n // cut: read on
 				break
 			}
+			if s.anchors != nil && len(s.types)%anchorEvery == 0 {
+				s.anchors = append(s.anchors, uint32(len(s.extra)))
+			}
 			s.types = append(s.types, t)
 			at0 := len(s.extra)
 			s.extra = slices.Grow(s.extra, n)[:at0+n] // no-op: countTypes sized it
@@ -136,7 +141,9 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 			for i := range dst {
 				dst[i] = word(src[4*i:], le)
 			}
-			s.extraAt = append(s.extraAt, uint32(len(s.extra)))
+			if s.anchors == nil {
+				s.extraAt = append(s.extraAt, uint32(len(s.extra)))
+			}
 			off += 12 + 4*n
 		}
 		types.skip(int64(off))

@@ -93,9 +93,18 @@ func (v *verifier) recordsSound() bool {
 	s := v.s
 	types, at, words := s.Raw()
 	strLen, next := s.strings.Len(), uint32(v.next)
+	lo := uint32(0) // where type i's words start (at[i], or counted in a sparse Spec)
 	for i, t := range types {
 		k := t.Kind()
-		w := words[at[i]:at[i+1]]
+		hi := lo + uint32(max(0, k.ExtraWords(t.Vlen())))
+		if at != nil {
+			lo, hi = at[i], at[i+1]
+		}
+		if hi > uint32(len(words)) || hi < lo {
+			return false
+		}
+		w := words[lo:hi]
+		lo = hi
 		if !k.Valid() || k.ExtraWords(t.Vlen()) != len(w) || uint32(t.NameOff) >= strLen {
 			return false
 		}
@@ -130,7 +139,7 @@ func (v *verifier) recordsSound() bool {
 			}
 		}
 	}
-	return true
+	return at != nil || lo == uint32(len(words))
 }
 
 // checkRecordFields checks the string offsets and type ids inside a

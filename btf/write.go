@@ -42,7 +42,7 @@ func (s *Spec) Marshal() []byte {
 		bo.PutUint32(w[4:], t.Info)
 		bo.PutUint32(w[8:], t.SizeOrType)
 		w = w[12:]
-		for _, x := range s.extra[s.extraAt[i]:s.extraAt[i+1]] {
+		for _, x := range s.LocalExtra(i) {
 			bo.PutUint32(w, x)
 			w = w[4:]
 		}

@@ -39,9 +39,9 @@ func (d *Incremental) hashBase() (bool, error) {
 	n := base.Len()
 	v := viewOf(base.Strings())
 	// Base ids are 1 to n: type id is types[id-1], read in place.
-	types, at, words := base.Raw()
+	types, _, _ := base.Raw()
 	typ := func(id uint32) (btf.Type, []uint32) {
-		return types[id-1], words[at[id-1]:at[id]:at[id]]
+		return types[id-1], base.LocalExtra(int(id - 1))
 	}
 	state := make([]uint8, 1+n)
 	state[0] = hbDone

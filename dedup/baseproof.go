@@ -27,24 +27,24 @@ func (d *Incremental) lazyIndexBase() bool {
 	// base written by libbpf or by us), and every name is at a string's
 	// start; else by content.
 	lz.byOff = !lazyByContent && lz.strs.Base() == nil && lz.strs.Unique()
-	types, at, words := base.Raw()
+	types, _, words := base.Raw() // a sparse base has no at: keys counts
 	gbits := max(4, bits.Len32(n)-3)
 	lz.gshift = uint8(32 - gbits)
 	lz.idBits = uint8(bits.Len32(n))
 	lz.gstart = make([]uint32, 1<<gbits+1)
 	packed := make([]uint64, 0, n)
-	roots, res := lz.keys(d, &packed, types, at, words)
+	roots, res := lz.keys(d, &packed, types, words)
 	if res == keysNotStart {
 		lz.byOff = false
 		clear(lz.gstart)
-		roots, res = lz.keys(d, &packed, types, at, words)
+		roots, res = lz.keys(d, &packed, types, words)
 	}
 	if res != keysOK {
 		return false
 	}
 	lz.sortGroups(packed)
 	packed = nil
-	if lz.anonCycle(roots, types, at, words) {
+	if lz.anonCycle(roots, base) {
 		return d.lazyFails()
 	}
 	lz.state[0] = lzReady | lzHash | lzLinked
@@ -129,15 +129,18 @@ const (
 // order, counts them by the keys' top bits in lz.gstart[1:], marks the unnamed non-aggregates and tags (lzAnon) and
 // returns those of them with an edge to a type not older (anonCycle's
 // roots).
-func (lz *lazyBase) keys(d *Incremental, keyed *[]uint64, types []btf.Type, at, words []uint32) ([]uint32, int) {
+func (lz *lazyBase) keys(d *Incremental, keyed *[]uint64, types []btf.Type, words []uint32) ([]uint32, int) {
 	n := lz.n
 	data := lz.view.local
 	var roots []uint32
 	out, count, shift := (*keyed)[:0], lz.gstart, lz.gshift
 	defer func() { *keyed = out }()
+	lo := uint32(0) // type i's words, in type order (a sparse base keeps no offsets)
 	for i, t := range types {
 		id := uint32(i + 1)
-		w := words[at[i]:at[id]:at[id]]
+		hi := lo + t.WordCount()
+		w := words[lo:hi:hi]
+		lo = hi
 		k := t.Kind()
 		// The edges, as numRefs and refAt read them.
 		top := uint32(0) // the largest edge
@@ -277,7 +280,8 @@ func (lz *lazyBase) bucketed(d *Incremental, keyed []hashedID, same func(x, c ui
 // non-aggregates only (lzAnon types). roots lists those that have an edge
 // to a type not older (every cycle has one, so the search starts only
 // there; roots may list others).
-func (lz *lazyBase) anonCycle(roots []uint32, types []btf.Type, at, words []uint32) bool {
+func (lz *lazyBase) anonCycle(roots []uint32, base *btf.Spec) bool {
+	types, _, _ := base.Raw()
 	const open, done = lzOpen, lzReady // borrowed, cleared below
 	var seen []uint32
 	defer func() {
@@ -296,7 +300,7 @@ func (lz *lazyBase) anonCycle(roots []uint32, types []btf.Type, at, words []uint
 		for len(stack) > 0 {
 			top := len(stack) - 1
 			x := stack[top]
-			t, w := types[x-1], words[at[x-1]:at[x]:at[x]]
+			t, w := types[x-1], base.LocalExtra(int(x-1))
 			if j := int(pos[top]); j < numRefs(t, w) {
 				pos[top]++
 				c := refAt(t, w, j)

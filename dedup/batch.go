@@ -234,7 +234,8 @@ func (st *batchState) ready() {
 // next id, or the base) the batch; they are read in place.
 func (d *Incremental) loadSpec(s *btf.Spec) *batchState {
 	st := d.batch(uint32(s.FirstID()), s.Strings())
-	st.borrowTypes(s.Raw())
+	types, _, words := s.Raw()
+	st.borrowTypes(types, s.Offsets(), words) // counted for a sparse base
 	st.ready()
 	return st
 }

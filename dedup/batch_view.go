@@ -48,6 +48,9 @@ type typesView struct {
 
 func typesOf(s *btf.Spec) typesView {
 	types, at, words := s.Raw()
+	if at == nil { // sparse (a base loaded for the process): read through s
+		return typesView{}
+	}
 	return typesView{uint32(s.FirstID()), types, at, words}
 }
 
