@@ -26,14 +26,46 @@ func outsideSlice[T any](n int) []T {
 	if n <= 0 {
 		return nil
 	}
+	if m := mappedSlice[T](n); m != nil {
+		return m
+	}
+	return make([]T, n)
+}
+
+// mappedSlice returns n zeroed Ts in an anonymous mapping, or nil if the
+// host cannot map them. Only the pages written become resident.
+func mappedSlice[T any](n int) []T {
 	var t T
 	size := uint64(n) * uint64(unsafe.Sizeof(t))
-	if size > uint64(^uint(0)>>1) {
-		return make([]T, n)
+	if n <= 0 || size > uint64(^uint(0)>>1) {
+		return nil
 	}
 	b := mapAnon(int(size))
 	if b == nil {
-		return make([]T, n)
+		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// reserveSparse gives s, a Spec of no types yet, the arrays of a sparse
+// Spec (spec.go) with room for as many types and words as a type section
+// of size bytes can hold (12 bytes a type, 4 a word), in anonymous
+// mappings: only what is written becomes resident, so no first pass
+// counts the types. It reports false, leaving s as it was, if the host
+// cannot map that much.
+func (s *Spec) reserveSparse(size int64) bool {
+	if size < 12 || size > int64(^uint(0)>>1) {
+		return false
+	}
+	n := int(size / 12)
+	types := mappedSlice[Type](n)
+	anchors := mappedSlice[uint32](n/anchorEvery + 1)
+	deltas := mappedSlice[uint8](n)
+	extra := mappedSlice[uint32](int(size / 4))
+	if types == nil || anchors == nil || deltas == nil || extra == nil {
+		return false // what was mapped stays untouched: never resident
+	}
+	s.types, s.anchors, s.deltas, s.extra = types[:0], anchors[:0], deltas[:0], extra[:0]
+	s.extraAt = nil
+	return true
 }

@@ -82,23 +82,29 @@ func word(b []byte, le bool) uint32 {
 // whole (all of them for a section in memory); a record they cut is
 // parsed once the stream has read it.
 func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
-	// Sized exactly by a first pass that reads only the headers (a base
-	// vmlinux is 108k types: bounding by 12 bytes a type would reserve
-	// twice what it takes, for as long as the Spec lives).
-	counter := types.again()
-	n, words, err := countTypes(counter, le)
-	if err != nil {
-		return err
-	}
-	types.buf = counter.buf // one buffer (256 KiB) for both passes
-	if types.outside {
-		// Sparse: an offset every anchorEvery types (spec.go).
-		s.types = outsideSlice[Type](n)[:0]
-		s.extraAt = nil
-		s.anchors = outsideSlice[uint32](max(1, (n+anchorEvery-1)/anchorEvery))[:0]
-		s.extra = outsideSlice[uint32](words)[:0]
-	} else {
-		s.Grow(n, words)
+	// Outside the heap, the arrays are reserved for the most the section
+	// can hold (reserveSparse: only the pages written are resident).
+	// Else they are sized exactly by a first pass that reads only the
+	// headers (a base vmlinux is 108k types: bounding by 12 bytes a type
+	// would reserve twice what it takes, for as long as the Spec lives).
+	if !types.outside || !s.reserveSparse(types.n) {
+		counter := types.again()
+		n, words, err := countTypes(counter, le)
+		if err != nil {
+			return err
+		}
+		types.buf = counter.buf // one buffer (256 KiB) for both passes
+		if types.outside {
+			// Sparse: an offset every anchorEvery types, a byte a
+			// type (spec.go).
+			s.types = outsideSlice[Type](n)[:0]
+			s.extraAt = nil
+			s.anchors = outsideSlice[uint32](max(1, (n+anchorEvery-1)/anchorEvery))[:0]
+			s.deltas = outsideSlice[uint8](max(1, n))[:0]
+			s.extra = outsideSlice[uint32](words)[:0]
+		} else {
+			s.Grow(n, words)
+		}
 	}
 	base0 := int64(h.HdrLen + h.TypeOff)
 	need := 12
@@ -130,16 +136,19 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 				need = 12 + 4*n // cut: read on
 				break
 			}
-			if s.anchors != nil && len(s.types)%anchorEvery == 0 {
-				s.anchors = append(s.anchors, uint32(len(s.extra)))
-			}
 			s.types = append(s.types, t)
 			at0 := len(s.extra)
 			s.extra = slices.Grow(s.extra, n)[:at0+n] // no-op: countTypes sized it
 			dst := s.extra[at0 : at0+n]
 			src := b[off+12 : off+12+4*n]
-			for i := range dst {
-				dst[i] = word(src[4*i:], le)
+			if le {
+				for i := range dst {
+					dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+				}
+			} else {
+				for i := range dst {
+					dst[i] = binary.BigEndian.Uint32(src[4*i:])
+				}
 			}
 			if s.anchors == nil {
 				s.extraAt = append(s.extraAt, uint32(len(s.extra)))
@@ -147,6 +156,9 @@ func parseTypes(s *Spec, types *typeStream, h Header, le bool) error {
 			off += 12 + 4*n
 		}
 		types.skip(int64(off))
+	}
+	if s.anchors != nil {
+		s.indexSparse()
 	}
 	return nil
 }

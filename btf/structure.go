@@ -93,21 +93,20 @@ func (v *verifier) recordsSound() bool {
 	s := v.s
 	types, at, words := s.Raw()
 	strLen, next := s.strings.Len(), uint32(v.next)
-	lo := uint32(0) // where type i's words start (at[i], or counted in a sparse Spec)
+	// Type i's words start where type i-1's end: counted, and checked
+	// against at where there is one (a sparse Spec has none).
+	lo := uint32(0)
 	for i, t := range types {
 		k := t.Kind()
-		hi := lo + uint32(max(0, k.ExtraWords(t.Vlen())))
-		if at != nil {
-			lo, hi = at[i], at[i+1]
+		if !k.Valid() || uint32(t.NameOff) >= strLen {
+			return false
 		}
-		if hi > uint32(len(words)) || hi < lo {
+		hi := lo + t.WordCount() // a valid kind: its ExtraWords
+		if hi > uint32(len(words)) || at != nil && at[i+1] != hi {
 			return false
 		}
 		w := words[lo:hi]
 		lo = hi
-		if !k.Valid() || k.ExtraWords(t.Vlen()) != len(w) || uint32(t.NameOff) >= strLen {
-			return false
-		}
 		if k.HasType() && t.SizeOrType >= next {
 			return false
 		}

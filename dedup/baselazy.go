@@ -103,7 +103,8 @@ type lazyBase struct {
 	ids, next               []uint32
 	view                    strView
 	linked                  [btf.MaxKind + 1]bool
-	stack, pos, vals, edges []uint32 // baseReady's, reused
+	stack, pos, vals, edges []uint32   // baseReady's, reused
+	ws                      [][]uint32 // baseReady's: the words of each type on its stack
 }
 
 // lzState bits.
@@ -287,8 +288,12 @@ func (d *Incremental) baseReady(root uint32) uint32 {
 	}
 	// visit gives x its lh and returns the index of its values and
 	// whether it is to be searched.
+	// The words of the type visited last: a sparse base counts them
+	// from an anchor, so the search keeps them on its stack (ws).
+	var visited []uint32
 	visit := func(x uint32) (uint32, bool) {
 		nd := d.baseNode(x)
+		visited = nd.w
 		i := lz.at(x)
 		if key, cut := cutKey(nd); cut {
 			lz.lh[i], lz.tag[i], lz.fin[i] = key, key, true
@@ -305,12 +310,12 @@ func (d *Incremental) baseReady(root uint32) uint32 {
 	}
 	// stack: the ids searched, pos: the next edge of each, at: the index
 	// of its values.
-	stack, pos, at := append(lz.stack[:0], root), append(lz.pos[:0], 0), append(lz.vals[:0], ri)
-	defer func() { lz.stack, lz.pos, lz.vals = stack[:0], pos[:0], at[:0] }()
+	stack, pos, at, ws := append(lz.stack[:0], root), append(lz.pos[:0], 0), append(lz.vals[:0], ri), append(lz.ws[:0], visited)
+	defer func() { lz.stack, lz.pos, lz.vals, lz.ws = stack[:0], pos[:0], at[:0], ws[:0] }()
 	for len(stack) > 0 {
 		top := len(stack) - 1
 		x, xi := stack[top], at[top]
-		t, w := d.base.Type(btf.TypeID(x)), d.base.Extra(btf.TypeID(x))
+		t, w := d.base.Type(btf.TypeID(x)), ws[top]
 		if j := int(pos[top]); j < numRefs(t, w) {
 			pos[top]++
 			c := refAt(t, w, j)
@@ -321,12 +326,12 @@ func (d *Incremental) baseReady(root uint32) uint32 {
 				lz.fin[xi] = false
 			default:
 				if ci, ok := visit(c); ok {
-					stack, pos, at = append(stack, c), append(pos, 0), append(at, ci)
+					stack, pos, at, ws = append(stack, c), append(pos, 0), append(at, ci), append(ws, visited)
 				}
 			}
 			continue
 		}
-		stack, pos, at = stack[:top], pos[:top], at[:top]
+		stack, pos, at, ws = stack[:top], pos[:top], at[:top], ws[:top]
 		// Every edge now leads to a type done (or open: fin is false).
 		k := numRefs(t, w)
 		edges := lz.edges[:0]

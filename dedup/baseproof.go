@@ -290,17 +290,18 @@ func (lz *lazyBase) anonCycle(roots []uint32, base *btf.Spec) bool {
 		}
 	}()
 	var stack, pos []uint32
+	var ws [][]uint32 // the words of each type on the stack (a sparse base counts them)
 	for _, root := range roots {
 		if lz.state[root]&done != 0 {
 			continue
 		}
 		lz.state[root] |= open
 		seen = append(seen, root)
-		stack, pos = append(stack[:0], root), append(pos[:0], 0)
+		stack, pos, ws = append(stack[:0], root), append(pos[:0], 0), append(ws[:0], base.LocalExtra(int(root-1)))
 		for len(stack) > 0 {
 			top := len(stack) - 1
 			x := stack[top]
-			t, w := types[x-1], base.LocalExtra(int(x-1))
+			t, w := types[x-1], ws[top]
 			if j := int(pos[top]); j < numRefs(t, w) {
 				pos[top]++
 				c := refAt(t, w, j)
@@ -312,11 +313,11 @@ func (lz *lazyBase) anonCycle(roots []uint32, base *btf.Spec) bool {
 				}
 				lz.state[c] |= open
 				seen = append(seen, c)
-				stack, pos = append(stack, c), append(pos, 0)
+				stack, pos, ws = append(stack, c), append(pos, 0), append(ws, base.LocalExtra(int(c-1)))
 				continue
 			}
 			lz.state[x] = lz.state[x]&^open | done
-			stack, pos = stack[:top], pos[:top]
+			stack, pos, ws = stack[:top], pos[:top], ws[:top]
 		}
 	}
 	return false
