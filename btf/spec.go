@@ -127,16 +127,29 @@ func (s *Spec) farSpan(i uint) uint32 {
 func (s *Spec) indexSparse() {
 	types := s.types
 	anchors, deltas := s.anchors[:(len(types)+anchorEvery-1)/anchorEvery], s.deltas[:len(types)]
-	lo, anchor := uint32(0), uint32(0)
-	for i, t := range types {
-		if i%anchorEvery == 0 {
-			anchor = lo
-			anchors[i/anchorEvery] = lo
+	lo := uint32(0)
+	for g := range anchors {
+		anchors[g] = lo
+		if len(types) < anchorEvery { // the last group, not full
+			lo += sparseGroup(types, deltas)
+			break
 		}
-		deltas[i] = uint8(min(lo-anchor, deltaFar))
-		lo += t.WordCount()
+		lo += sparseGroup((*[anchorEvery]Type)(types)[:], (*[anchorEvery]uint8)(deltas)[:])
+		types, deltas = types[anchorEvery:], deltas[anchorEvery:]
 	}
-	s.anchors, s.deltas = anchors, deltas
+	s.anchors, s.deltas = anchors, s.deltas[:len(s.types)]
+}
+
+// sparseGroup sets the deltas of a group's types (deltas as long as
+// types) and returns their words.
+func sparseGroup(types []Type, deltas []uint8) uint32 {
+	d := uint32(0)
+	deltas = deltas[:len(types)]
+	for j, t := range types {
+		deltas[j] = uint8(min(d, deltaFar))
+		d += t.WordCount()
+	}
+	return d
 }
 
 // sparseNext records, in a sparse Spec, where the words of the type

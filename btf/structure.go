@@ -95,18 +95,18 @@ func (v *verifier) recordsSound() bool {
 	strLen, next := s.strings.Len(), uint32(v.next)
 	// Type i's words start where type i-1's end: counted, and checked
 	// against at where there is one (a sparse Spec has none).
-	lo := uint32(0)
+	rest := words
 	for i, t := range types {
 		k := t.Kind()
-		if !k.Valid() || uint32(t.NameOff) >= strLen {
+		n := t.WordCount() // a valid kind: its ExtraWords
+		if !k.Valid() || uint32(t.NameOff) >= strLen || n > uint32(len(rest)) {
 			return false
 		}
-		hi := lo + t.WordCount() // a valid kind: its ExtraWords
-		if hi > uint32(len(words)) || at != nil && at[i+1] != hi {
+		w := rest[:n:n]
+		rest = rest[n:]
+		if at != nil && int(at[i+1]) != len(words)-len(rest) {
 			return false
 		}
-		w := words[lo:hi]
-		lo = hi
 		if k.HasType() && t.SizeOrType >= next {
 			return false
 		}
@@ -138,7 +138,7 @@ func (v *verifier) recordsSound() bool {
 			}
 		}
 	}
-	return at != nil || lo == uint32(len(words))
+	return len(rest) == 0
 }
 
 // checkRecordFields checks the string offsets and type ids inside a
