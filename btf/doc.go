@@ -12,7 +12,12 @@
 // objects: a []Type of fixed 12-byte headers (struct btf_type), one []uint32
 // with every type's kind-specific words (members, enum values, params,
 // secinfos, the INT/VAR/DECL_TAG word, the ARRAY triple) and a []uint32 of
-// offsets into it. Ids are TypeID (uint32), string offsets StrOff (uint32).
+// offsets into it. A base loaded for the process (a module encode's
+// --btf_base) is sparse: an offset every 16 types and a byte a type
+// (spec.go), its types' words found in O(1); Raw then gives no offsets
+// (a reader counts them in type order, Type.WordCount, or calls
+// LocalExtra or Offsets). Ids are TypeID (uint32), string offsets StrOff
+// (uint32).
 // Nothing hot holds a pointer, an int or a string, so a vmlinux's ~100k
 // types cost the same on 32- and 64-bit hosts and the GC never scans them.
 //

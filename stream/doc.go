@@ -22,8 +22,10 @@
 // batches strictly in file order (internal/ordered). Everything runs under
 // one memory budget (mem.go): units and batches in flight, page cache,
 // tables and saved function states are accounted against
-// EncodeOptions.MemLimit. CPU profiles carry a "stage" label (read, work,
-// merge, finish) that tells the serial path from the workers' share.
+// EncodeOptions.MemLimit. The pipeline reports its stages (setup, read,
+// work, merge, finish) to a hook (SetStageHook); bench/encodeprof turns
+// them into a "stage" label on CPU profiles, which tells the serial path
+// from the workers' share (btfstream itself links no runtime/pprof).
 //
 // # Where the time goes, and what 16 cores would do
 //
