@@ -110,6 +110,21 @@ func (s *Spec) sparseSpan(i uint) (lo, hi uint32) {
 	return lo, lo + s.types[i].WordCount()
 }
 
+// sparseExtra is LocalExtra(i) in a sparse Spec (kept out of Extra,
+// which inlines).
+//
+//go:noinline
+func (s *Spec) sparseExtra(i uint) []uint32 {
+	var lo uint32
+	if d := s.deltas[i]; d != deltaFar {
+		lo = s.anchors[i/anchorEvery] + uint32(d)
+	} else {
+		lo = s.farSpan(i)
+	}
+	hi := lo + s.types[i].WordCount()
+	return s.extra[lo:hi:hi]
+}
+
 // farSpan is where the words of type i, deltaFar or more past its
 // anchor, start: counted from the anchor.
 func (s *Spec) farSpan(i uint) uint32 {
@@ -165,8 +180,10 @@ func (s *Spec) sparseNext() {
 // LocalExtra returns the words of local type i (id FirstID()+i, i below
 // Len()), as Extra(FirstID()+i) does.
 func (s *Spec) LocalExtra(i int) []uint32 {
-	lo, hi := s.span(i)
-	return s.extra[lo:hi:hi]
+	if s.anchors != nil {
+		return s.sparseExtra(uint(i))
+	}
+	return s.extra[s.extraAt[i]:s.extraAt[i+1]:s.extraAt[i+1]]
 }
 
 func (s *Spec) owner(id TypeID) (*Spec, int) {
@@ -218,8 +235,7 @@ func (s *Spec) Kind(id TypeID) Kind { return s.Type(id).Kind() }
 func (s *Spec) Extra(id TypeID) []uint32 {
 	if sp, i := s.owner(id); sp != nil {
 		if sp.anchors != nil {
-			lo, hi := sp.sparseSpan(uint(i))
-			return sp.extra[lo:hi:hi]
+			return sp.sparseExtra(uint(i))
 		}
 		return sp.extra[sp.extraAt[i]:sp.extraAt[i+1]:sp.extraAt[i+1]]
 	}
@@ -403,8 +419,12 @@ func (s *Spec) ForEachRef(id TypeID, fn func(ref *uint32)) {
 	if k.HasType() {
 		fn(&t.SizeOrType)
 	}
-	lo, hi := sp.span(i)
-	w := sp.extra[lo:hi]
+	var w []uint32 // LocalExtra, inline where the Spec is dense
+	if sp.anchors == nil {
+		w = sp.extra[sp.extraAt[i]:sp.extraAt[i+1]]
+	} else {
+		w = sp.sparseExtra(uint(i))
+	}
 	switch k {
 	case KindArray:
 		fn(&w[0])
@@ -434,8 +454,12 @@ func (s *Spec) ForEachStr(id TypeID, fn func(off *uint32)) {
 	}
 	t := &sp.types[i]
 	fn((*uint32)(&t.NameOff))
-	lo, hi := sp.span(i)
-	w := sp.extra[lo:hi]
+	var w []uint32 // LocalExtra, inline where the Spec is dense
+	if sp.anchors == nil {
+		w = sp.extra[sp.extraAt[i]:sp.extraAt[i+1]]
+	} else {
+		w = sp.sparseExtra(uint(i))
+	}
 	switch t.Kind() {
 	case KindStruct, KindUnion, KindEnum64:
 		for j := 0; j < len(w); j += 3 {

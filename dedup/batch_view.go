@@ -27,7 +27,7 @@ func (st *batchState) nodeOf(id uint32) node {
 		return node{st.tv.types[i], st.tv.words[st.tv.at[i]:st.tv.at[i+1]], &st.ts}
 	}
 	if i := id - st.basev.first; i < uint32(len(st.basev.types)) {
-		return node{st.basev.types[i], st.basev.words[st.basev.at[i]:st.basev.at[i+1]], &st.ts}
+		return node{st.basev.types[i], st.basev.extra(i), &st.ts}
 	}
 	return node{st.d.table.Type(btf.TypeID(id)), st.d.table.Extra(btf.TypeID(id)), &st.ts}
 }
@@ -44,14 +44,24 @@ type typesView struct {
 	first     uint32
 	types     []btf.Type
 	at, words []uint32
+	sparse    *btf.Spec // at is nil: a sparse base, whose words it finds
 }
 
 func typesOf(s *btf.Spec) typesView {
 	types, at, words := s.Raw()
-	if at == nil { // sparse (a base loaded for the process): read through s
-		return typesView{}
+	v := typesView{uint32(s.FirstID()), types, at, words, nil}
+	if at == nil {
+		v.sparse = s
 	}
-	return typesView{uint32(s.FirstID()), types, at, words}
+	return v
+}
+
+// extra returns the words of type i.
+func (v *typesView) extra(i uint32) []uint32 {
+	if v.sparse != nil {
+		return v.sparse.LocalExtra(int(i))
+	}
+	return v.words[v.at[i]:v.at[i+1]]
 }
 
 // resolve returns the class of id, or none for an unresolved batch type.
