@@ -10,5 +10,6 @@ func mapAnon(size int) []byte {
 	if err != nil {
 		return nil
 	}
+	noHugePages(b)
 	return b
 }
