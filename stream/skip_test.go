@@ -67,13 +67,13 @@ func TestSkipClosures(t *testing.T) {
 	t.Logf("types skipped: %d at -j1, %d at -j2", skipped[1], skipped[2])
 	// The stale-batch fallback (pipeline_skip.go) on every unit that
 	// skipped a closure with a declaration, stale or not: encoded again
-	// skipping the same DIEs, and (BTFSTREAM_SKIPNAMES=0: Restale drops
-	// every closure with declarations) skipping only the
-	// declaration-free ones.
+	// skipping the same declaration-free DIEs (Restale), and with
+	// BTFSTREAM_SKIPREACH=1 the closures with declarations that reach no
+	// resolved name too.
 	reencodeKept = true
 	defer func() { reencodeKept = false }()
-	for _, names := range []string{"", "0"} {
-		t.Setenv("BTFSTREAM_SKIPNAMES", names)
+	for _, names := range []string{"", "1"} {
+		t.Setenv("BTFSTREAM_SKIPREACH", names)
 		stale = 0
 		for _, obj := range objs {
 			if filepath.Base(obj) == "foreign_ref.o" {
@@ -81,7 +81,7 @@ func TestSkipClosures(t *testing.T) {
 			}
 			want, _ := encode(obj, 1, "BTFSTREAM_SKIP")
 			if got, _ := encode(obj, 2, ""); !bytes.Equal(got, want) {
-				t.Errorf("%s -j2 BTFSTREAM_SKIPNAMES=%q, every kept unit encoded again: output differs from BTFSTREAM_SKIP=0's", obj, names)
+				t.Errorf("%s -j2 BTFSTREAM_SKIPREACH=%q, every kept unit encoded again: output differs from BTFSTREAM_SKIP=0's", obj, names)
 			}
 		}
 		if stale == 0 {
