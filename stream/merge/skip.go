@@ -62,11 +62,14 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
 // closures (Worker.SetClassTable): at one job, and at more only with
 // BTFSTREAM_SKIP=all. Above one job closures with declarations are
-// skipped too, and a stale batch's unit is encoded again skipping what
-// the resolutions in flight left valid (stream/pipeline_skip.go,
-// Restale). Off by default above one job: callgrind (GOMAXPROCS=1) on the
-// 6.12 vmlinux -j2 counted 46.97G instructions with it against 37.39G
-// without (session 9, not yet explained).
+// skipped too, and a stale batch's unit is encoded again skipping its
+// declaration-free imports (stream/pipeline_skip.go, Restale). Off by
+// default above one job: on the 6.12 vmlinux -j2 it saves 5.6% of
+// instructions (callgrind, GOMAXPROCS=2: 36.69G -> 34.63G; decl-free
+// closures alone 37.00G), but not CPU time on this host's 2 cores
+// (user+sys 8.47 s default vs 8.55 s, 3 alternating pairs under load):
+// the work stage saves ~0.55 s, the merger's goroutine spends ~0.5 s
+// more (stale units encoded again 0.35-0.44 s, Add and publish).
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
