@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/btfstream/btfstream/btf"
@@ -44,30 +43,5 @@ func TestResolutions(t *testing.T) {
 	})
 	if n := d.Resolutions(); n != 1 {
 		t.Fatalf("after CU 2: %d resolutions, want 1 (FWD foo -> struct foo)", n)
-	}
-	// CU 1's table types: [1] FWD foo, [2] PTR -> 1, [3] bar -> 2, [4]
-	// int. Which reach the resolved name foo, each alone and all at once;
-	// int first, so later walks meet types found clean.
-	roots := []btf.TypeID{4, 3, 2, 4, 1}
-	want := []bool{false, true, true, false, true}
-	var r ReachScratch
-	for range 2 { // the scratch is reused
-		reach := make([]bool, len(roots))
-		d.ReachesResolvedEach(roots, 0, 1, &r, reach)
-		for i, id := range roots {
-			if reach[i] != want[i] {
-				t.Errorf("ReachesResolvedEach: [%d] %v, want %v", id, reach[i], want[i])
-			}
-			if got := d.ReachesResolved(roots[i:i+1], 0, 1, &r); got != want[i] {
-				t.Errorf("ReachesResolved([%d]) %v, want %v", id, got, want[i])
-			}
-		}
-		d.ReachesResolvedEach(roots, 1, 1, &r, reach) // no resolution
-		if slices.Contains(reach, true) {
-			t.Errorf("ReachesResolvedEach with no resolutions: %v", reach)
-		}
-	}
-	if !d.ReachesResolved(roots, 0, 1, &r) || d.ReachesResolved(roots[:1], 0, 1, &r) {
-		t.Error("ReachesResolved of all roots, or of int alone, is wrong")
 	}
 }
