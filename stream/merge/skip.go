@@ -66,10 +66,13 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 // declaration-free imports (stream/pipeline_skip.go, Restale). Off by
 // default above one job: on the 6.12 vmlinux -j2 it saves 5.6% of
 // instructions (callgrind, GOMAXPROCS=2: 36.69G -> 34.63G; decl-free
-// closures alone 37.00G), but not CPU time on this host's 2 cores
-// (user+sys 8.47 s default vs 8.55 s, 3 alternating pairs under load):
-// the work stage saves ~0.55 s, the merger's goroutine spends ~0.5 s
-// more (stale units encoded again 0.35-0.44 s, Add and publish).
+// closures alone 37.00G), while CPU time on this host's 2 cores (under
+// load 11-14) moved within its noise: user+sys 9.18 -> 9.02 s mean of 6
+// alternating pairs on 6.12 (paired differences -0.90..+0.84 s), 11.76
+// -> 11.06 s of 3 on 7.2. The work stage saves ~0.55 s, the merger's
+// goroutine spends ~0.5 s more (stale units encoded again 0.35-0.44 s,
+// Add and publish), serial work that may cost wall time. To be decided
+// on a quiet host.
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
