@@ -79,6 +79,41 @@ func restoreRefs(t *btf.Type, w []uint32) {
 // were paired with. It walks the table from every root once; r is its
 // scratch, kept for the next call.
 func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *ReachScratch) bool {
+	if !d.resolvedNames(from, to, r) {
+		return false
+	}
+	r.newEpoch(d.table.NextID())
+	return d.reach(roots, r, 0)
+}
+
+// ReachesResolvedEach sets reach[i] to ReachesResolved of roots[i] alone
+// (reach is as long as roots): an imported closure that reaches no such
+// name stands for its class still, whatever the others reach. A root's
+// walk stops at the types an earlier root's walk found clean.
+func (d *Incremental) ReachesResolvedEach(roots []btf.TypeID, from, to int, r *ReachScratch, reach []bool) {
+	clear(reach)
+	if !d.resolvedNames(from, to, r) {
+		return
+	}
+	r.newEpoch(d.table.NextID())
+	clean := r.epoch // stamps of types found clean
+	for i, root := range roots {
+		r.newEpoch(d.table.NextID())
+		if r.epoch <= clean { // wrapped: the clean stamps are gone
+			clean = 0
+		}
+		reach[i] = d.reach([]btf.TypeID{root}, r, clean)
+		if !reach[i] && clean != 0 {
+			for _, id := range r.visited {
+				r.seen[id] = clean
+			}
+		}
+	}
+}
+
+// resolvedNames lists in r.names the names of resolutions from..to-1 and
+// reports whether there are any.
+func (d *Incremental) resolvedNames(from, to int, r *ReachScratch) bool {
 	names := r.names[:0]
 	for _, e := range d.fwdLog[from:to] {
 		if b, err := d.table.Strings().LookupBytes(d.table.Type(btf.TypeID(e.key)).NameOff); err == nil && len(b) > 0 {
@@ -86,10 +121,11 @@ func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *Reach
 		}
 	}
 	r.names = names
-	if len(names) == 0 {
-		return false
-	}
-	n := d.table.NextID()
+	return len(names) > 0
+}
+
+// newEpoch makes r's visit stamps fit a table of n ids and starts a walk.
+func (r *ReachScratch) newEpoch(n btf.TypeID) {
 	if len(r.seen) < int(n) {
 		r.seen = make([]uint32, n+n/4)
 		r.epoch = 0
@@ -99,11 +135,20 @@ func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *Reach
 		clear(r.seen)
 		r.epoch = 1
 	}
+}
+
+// reach walks the table from roots in r's epoch, not past types stamped
+// clean (0: none), listing the types it visits in r.visited; it reports
+// whether one is named like r.names.
+func (d *Incremental) reach(roots []btf.TypeID, r *ReachScratch, clean uint32) bool {
+	n := uint32(d.table.NextID())
 	stack := r.stack[:0]
+	r.visited = r.visited[:0]
 	push := func(id uint32) {
-		if id != 0 && id < uint32(n) && r.seen[id] != r.epoch {
+		if id != 0 && id < n && r.seen[id] != r.epoch && (clean == 0 || r.seen[id] != clean) {
 			r.seen[id] = r.epoch
 			stack = append(stack, id)
+			r.visited = append(r.visited, id)
 		}
 	}
 	for _, id := range roots {
@@ -118,7 +163,7 @@ func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *Reach
 		switch t.Kind() {
 		case btf.KindStruct, btf.KindUnion, btf.KindFwd, btf.KindEnum, btf.KindEnum64:
 			if b, err := strs.LookupBytes(t.NameOff); err == nil && len(b) > 0 {
-				for _, nm := range names {
+				for _, nm := range r.names {
 					if bytes.Equal(b, nm) {
 						found = true
 					}
@@ -134,8 +179,9 @@ func (d *Incremental) ReachesResolved(roots []btf.TypeID, from, to int, r *Reach
 // ReachScratch is ReachesResolved's: a visit stamp per table id, the
 // walk's stack, the resolved names.
 type ReachScratch struct {
-	seen  []uint32
-	epoch uint32
-	stack []uint32
-	names [][]byte
+	seen    []uint32
+	epoch   uint32
+	stack   []uint32
+	visited []uint32
+	names   [][]byte
 }

@@ -92,6 +92,9 @@ func encodeUnits(f *dwarfread.File, su *setup, opts EncodeOptions, mem *memPlan,
 				if su.m.SkipsAt(jobs) {
 					su.m.SkipDeclarations()
 					workers[w].SetClassTable(su.m.ClassTable())
+					if jobs > 1 {
+						workers[w].RecordImports()
+					}
 				}
 			default:
 				preparers[w] = merge.NewPreparer()

@@ -8,11 +8,13 @@ import (
 
 // Skipping closures with declarations above one job (encode's
 // closureskip_decl.go): a worker keeps the unit of a batch that skipped
-// some (keepUnit) until the merger takes the batch; if the batches before
-// it resolved declarations meanwhile (merge.Merger.Stale), the merger's
-// goroutine encodes the unit again (restale.encode) against the table as
-// it is then, as -j1's worker would. Which batches are stale depends on
-// timing; the output does not.
+// some (keepUnit) until the merger takes the batch, and lists the DIEs it
+// skipped (encode's closureskip_again.go). If the batches before it
+// resolved declarations meanwhile (merge.Merger.Stale), the merger's
+// goroutine encodes the unit again (restale.encode), skipping the same
+// DIEs but for the closures with declarations that reach a declaration
+// resolved in flight (merge.Merger.Restale). Which batches are stale
+// depends on timing; the output does not.
 
 // reencodeKept makes workers keep every unit and the merger encode each
 // again, stale or not (tests: the fallback must give the same bytes).
@@ -29,6 +31,7 @@ func keepUnit(jobs int, b *encode.Batch) bool {
 type restale struct {
 	w    *encode.Worker
 	p    *merge.Preparer
+	imps []encode.NodeImport
 	undo func() // the worker's reservation (memPlan.reserveRuntime)
 }
 
@@ -40,10 +43,11 @@ func (r *restale) encode(su *setup, f *dwarfread.File, mem *memPlan, cu *dwarfre
 		largest, _ := f.LargestUnit()
 		r.undo = mem.reserveRuntime(workerBytes(largest, restaleNameBits))
 		r.w = su.enc.NewWorkerBits(restaleNameBits)
-		r.w.SetClassTable(su.m.ClassTable())
-		r.p = su.m.NewPreparer()
+		r.p = su.m.NewOwnPreparer()
 	}
-	b, err := r.w.Encode(cu, j.batch)
+	r.imps = append(r.imps[:0], j.batch.NodeImports...)
+	imps, res := su.m.Restale(j.batch, r.imps)
+	b, err := r.w.EncodeImports(cu, j.batch, imps, res)
 	if err != nil {
 		return err
 	}

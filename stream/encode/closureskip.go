@@ -182,9 +182,19 @@ func (w *Worker) markImports(c *cuConv, b *Batch) {
 		default:
 			c.imp[i] = cls
 			c.imports++
+			if w.record {
+				b.NodeImports = append(b.NodeImports, NodeImport{Node: i, Class: cls})
+			}
 		}
 	}
+	if w.record {
+		w.keys.Trim(keysKeptDIEs)
+	}
 }
+
+// keysKeptDIEs is the most DIEs a worker above one job keeps its
+// ClosureKeys' arrays sized for between units (ClosureKeys.Trim): 1.1 MB.
+const keysKeptDIEs = 1 << 15
 
 // keyIDs turns the node indices markImports left in b.Keys and b.Checks
 // into batch ids, once emit has numbered the types.

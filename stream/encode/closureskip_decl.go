@@ -101,6 +101,9 @@ func (w *Worker) markDecl(c *cuConv, b *Batch, d *declSlots, res uint32, i int32
 		c.imports++
 		b.DeclImports++
 		b.DeclClasses = append(b.DeclClasses, cls)
+		if w.record {
+			b.NodeImports = append(b.NodeImports, NodeImport{Node: i, Class: cls, Decl: true})
+		}
 	}
 }
 

@@ -98,6 +98,9 @@ type Batch struct {
 	DeclClasses          []btf.TypeID
 	DeclImports          int
 	DeclRes              uint32
+	// NodeImports: the skipped DIEs, if the worker records them
+	// (closureskip_again.go).
+	NodeImports []NodeImport
 }
 
 // NewBatch returns an empty batch.
@@ -116,7 +119,7 @@ func (b *Batch) reset() {
 	b.Index = IndexUse{Arrays: b.Index.Arrays[:0]}
 	b.Keys, b.Checks, b.Imports = b.Keys[:0], b.Checks[:0], 0
 	b.DeclKeys, b.DeclChecks, b.DeclImports, b.DeclRes = b.DeclKeys[:0], b.DeclChecks[:0], 0, 0
-	b.DeclClasses = b.DeclClasses[:0]
+	b.DeclClasses, b.NodeImports = b.DeclClasses[:0], b.NodeImports[:0]
 }
 
 // Bytes estimates the batch's memory.
@@ -162,6 +165,7 @@ type Worker struct {
 	conv     *cuConv      // reused, with its buffers
 	classes  *ClassTable  // closures to skip (closureskip.go); nil: none
 	keys     *ClosureKeys // with classes
+	record   bool         // list the skipped DIEs (RecordImports)
 }
 
 // NewWorker returns a worker; use one per goroutine.
@@ -191,6 +195,15 @@ func Skip(cu *dwarfread.CU) bool {
 // nil (a batch the merger is done with can be reused). cu may be released
 // as soon as it returns.
 func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
+	var mark func(*cuConv, *Batch)
+	if w.classes != nil {
+		mark = w.markImports
+	}
+	return w.encode(cu, into, mark)
+}
+
+// encode is Encode, mark (if any) choosing the skipped DIEs in c.imp.
+func (w *Worker) encode(cu *dwarfread.CU, into *Batch, mark func(*cuConv, *Batch)) (*Batch, error) {
 	e := w.e
 	t := newEncTree(cu)
 	b := into
@@ -214,14 +227,14 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
 	c.imp, c.imports = c.imp[:0], 0
-	if w.classes != nil && !t.annots && len(c.tags) == 0 {
-		w.markImports(c, b)
+	if mark != nil && !t.annots && len(c.tags) == 0 {
+		mark(c, b)
 	}
 	if err := c.emit(); err != nil {
 		return nil, err
 	}
 	b.Index = c.index
-	if w.classes != nil {
+	if mark != nil {
 		c.keyIDs(b)
 		b.Imports = c.imports
 	}

@@ -39,6 +39,16 @@ func (m *Merger) NewPreparer() *Preparer {
 	return pp
 }
 
+// NewOwnPreparer returns a Preparer for m's own goroutine, between two
+// Adds: it prepares batches that import types of m's table, but does not
+// resolve them against a snapshot (m resolves them at once anyway), so it
+// keeps no replica of the table's hash index (2-3 MB on a vmlinux).
+func (m *Merger) NewOwnPreparer() *Preparer {
+	pp := NewPreparer()
+	pp.snap = &m.snap
+	return pp
+}
+
 // Prepare does the table-independent half of deduplicating b, and with
 // a merger's table, resolves it against the newest one. It moves the
 // edges of b.Types in place (dedup.Prepare): until the merger has added

@@ -12,8 +12,7 @@ import (
 // Skipping repeated closures (encode's closureskip.go): the merger keeps
 // the ClassTable its workers read, and publishes after each batch the
 // classes of the batch's keyed, declaration-free types the table did not
-// have. BTFSTREAM_SKIP=0 turns it off (=all: on at any -j, see SkipsAt);
-// BTFSTREAM_SKIPCHECK=1 makes the
+// have. BTFSTREAM_SKIP=0 turns it off; BTFSTREAM_SKIPCHECK=1 makes the
 // workers convert everything and the merger assert that each type they
 // would have skipped went into the class the table gave.
 
@@ -30,16 +29,20 @@ func (m *Merger) initSkip(cfg Config) {
 	m.classes = encode.NewClassTable()
 	m.classes.Check = os.Getenv("BTFSTREAM_SKIPCHECK") == "1"
 	m.skip.names = os.Getenv("BTFSTREAM_SKIPNAMES") != "0"
+	m.skip.each = os.Getenv("BTFSTREAM_SKIPREACH") == "1"
 }
 
 // skipState is the merger's side of skipping besides the table: names,
 // whether Stale lets batches through by name; fresh, the one it let
 // through last; reach, dedup.ReachesResolved's scratch; the counts.
 type skipState struct {
-	names bool
-	fresh *encode.Batch
-	reach dedup.ReachScratch
-	stats skipStats
+	names   bool
+	each    bool // Restale walks each root (BTFSTREAM_SKIPREACH=1)
+	fresh   *encode.Batch
+	reach   dedup.ReachScratch
+	roots   []btf.TypeID // Restale's scratch
+	reached []bool
+	stats   skipStats
 }
 
 // ClassTable returns the table of classes workers that prepare with
@@ -59,13 +62,17 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
 // closures (Worker.SetClassTable): at one job, and at more only with
 // BTFSTREAM_SKIP=all. Above one job closures with declarations are
-// skipped too, and a stale batch's unit is encoded again
-// (stream/pipeline_skip.go), but the units encoded again take most of
-// the gain: on the 7.2 vmlinux, 190-280 of ~2,540 batches were stale at
-// -j2, and the -j2 path (callgrind, GOMAXPROCS=1) saved 2.9%
-// instructions (43.57G -> 42.30G; 42.47G without Stale's name rule),
-// while peak RSS at -j2 grew by ~18 MB on 6.12 (kept units, keys; 0.21x
-// pahole's): off by default.
+// skipped too, and a stale batch's unit is encoded again skipping its
+// declaration-free imports (stream/pipeline_skip.go, Restale). Off by
+// default above one job: on the 6.12 vmlinux -j2 it saves 5.6% of
+// instructions (callgrind, GOMAXPROCS=2: 36.69G -> 34.63G; decl-free
+// closures alone 37.00G), while CPU time on this host's 2 cores (under
+// load 11-14) moved within its noise: user+sys 9.18 -> 9.02 s mean of 6
+// alternating pairs on 6.12 (paired differences -0.90..+0.84 s), 11.76
+// -> 11.06 s of 3 on 7.2. The work stage saves ~0.55 s, the merger's
+// goroutine spends ~0.5 s more (stale units encoded again 0.35-0.44 s,
+// Add and publish), serial work that may cost wall time. To be decided
+// on a quiet host.
 func (m *Merger) SkipsAt(jobs int) bool {
 	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
 }
@@ -118,6 +125,65 @@ func (m *Merger) Stale(b *encode.Batch) bool {
 	return true
 }
 
+// Restale filters imps, the skipped DIEs of b (Batch.NodeImports), which
+// Stale found stale: it drops the closures with declarations and returns
+// what is left and the resolutions now. b's unit encoded again skipping
+// exactly those, at those resolutions (encode's EncodeImports), makes a
+// batch Add takes: the declaration-free classes left never change, and
+// the closures with declarations are converted as -j1 would have when
+// its table had no entry for them.
+//
+// With BTFSTREAM_SKIPREACH=1 it drops only the closures with
+// declarations whose class reaches a type named like a declaration
+// resolved since b.DeclRes (dedup's ReachesResolvedEach), as session 9
+// did: that keeps ~65% of them skipped, but the walks (one per root over
+// the table) cost ~2 s of CPU on the 6.12 vmlinux -j2 (pprof, the merge
+// stage 1.1 -> 2.3-2.8 s), against ~0.05 s for converting them all.
+func (m *Merger) Restale(b *encode.Batch, imps []encode.NodeImport) ([]encode.NodeImport, uint32) {
+	now := m.resolutions()
+	st := &m.skip
+	if d, ok := m.d.(*dedup.Incremental); ok && st.names && st.each {
+		return m.restaleEach(d, b, imps, now), now
+	}
+	kept := imps[:0]
+	for _, x := range imps {
+		if x.Decl {
+			st.stats.staleDropped++
+			continue
+		}
+		kept = append(kept, x)
+	}
+	return kept, now
+}
+
+// restaleEach is Restale's BTFSTREAM_SKIPREACH=1 filter.
+func (m *Merger) restaleEach(d *dedup.Incremental, b *encode.Batch, imps []encode.NodeImport, now uint32) []encode.NodeImport {
+	st := &m.skip
+	st.roots = st.roots[:0]
+	for _, x := range imps {
+		if x.Decl {
+			st.roots = append(st.roots, x.Class)
+		}
+	}
+	if cap(st.reached) < len(st.roots) {
+		st.reached = make([]bool, len(st.roots))
+	}
+	st.reached = st.reached[:len(st.roots)]
+	d.ReachesResolvedEach(st.roots, int(b.DeclRes), int(now), &st.reach, st.reached)
+	kept, k := imps[:0], 0
+	for _, x := range imps {
+		if x.Decl {
+			k++
+			if st.reached[k-1] {
+				st.stats.staleDropped++
+				continue
+			}
+		}
+		kept = append(kept, x)
+	}
+	return kept
+}
+
 // skipStats counts, for BTFSTREAM_SKIPSTATS, what the workers skipped.
 type skipStats struct {
 	imported, checked int
@@ -126,6 +192,8 @@ type skipStats struct {
 	// the resolutions made while they were in flight; batches Stale let
 	// through by name.
 	stale, staleImports, inFlight, fresh int
+	// imports with declarations Restale dropped (the rest stay skipped)
+	staleDropped int
 	// check mode: stale batches' checks of closures with declarations,
 	// how many of those went into another class than the table said; the
 	// same for the batches the name rule would let through.
@@ -213,7 +281,7 @@ func (m *Merger) reportSkips() {
 		st := &m.skip.stats
 		fmt.Fprintf(os.Stderr, "skip: %d batch types imported (%d with declarations), %d checked (BTFSTREAM_SKIPCHECK), %d keys, %d keys with declarations\n",
 			st.imported, st.declImported, st.checked, m.classes.Len(), m.classes.DeclLen())
-		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations dropped, %d resolutions in flight), %d let through by name; check mode: %d stale checks, %d of them wrong; by name %d, %d wrong\n",
-			st.stale, st.staleImports, st.inFlight, st.fresh, st.staleChecks, st.staleWrong, st.nameChecks, st.nameWrong)
+		fmt.Fprintf(os.Stderr, "skip: %d stale batches encoded again (%d imports with declarations, %d of them dropped; %d resolutions in flight), %d let through by name; check mode: %d stale checks, %d of them wrong; by name %d, %d wrong\n",
+			st.stale, st.staleImports, st.staleDropped, st.inFlight, st.fresh, st.staleChecks, st.staleWrong, st.nameChecks, st.nameWrong)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // they reach no struct foo: Stale lets the batch through by name, with
 // the same bytes.
 func TestStaleBatch(t *testing.T) {
-	for _, env := range []string{"BTFSTREAM_SKIP", "BTFSTREAM_SKIPDECL", "BTFSTREAM_SKIPNAMES", "BTFSTREAM_SKIPCHECK"} {
+	for _, env := range []string{"BTFSTREAM_SKIP", "BTFSTREAM_SKIPDECL", "BTFSTREAM_SKIPNAMES", "BTFSTREAM_SKIPREACH", "BTFSTREAM_SKIPCHECK"} {
 		t.Setenv(env, "")
 	}
 	f, err := dwarfread.Open("../testdata/encode/golden/amd64/stale.o", dwarfread.Options{})
@@ -79,6 +79,7 @@ func TestStaleBatch(t *testing.T) {
 		if skip {
 			m.SkipDeclarations()
 			w.SetClassTable(m.ClassTable())
+			w.RecordImports()
 		}
 		encodeUnit := func(cu *dwarfread.CU) *encode.Batch {
 			b, err := w.Encode(cu, nil)
@@ -121,10 +122,25 @@ func TestStaleBatch(t *testing.T) {
 			return nil
 		}
 		if stale {
-			ahead = encodeUnit(cus[x])
-			if m.Stale(ahead) {
-				t.Error("encoded again, still stale")
+			// As the pipeline does: the same DIEs skipped but for the
+			// closures with declarations (Restale drops them all).
+			imps, res := m.Restale(ahead, append([]encode.NodeImport(nil), ahead.NodeImports...))
+			for _, x := range imps {
+				if x.Decl {
+					t.Fatalf("Restale kept import %+v, with declarations", x)
+				}
 			}
+			if len(imps) == len(ahead.NodeImports) {
+				t.Fatal("Restale dropped no import")
+			}
+			again, err := enc.NewWorker().EncodeImports(cus[x], nil, imps, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.DeclImports != 0 || m.Stale(again) {
+				t.Errorf("encoded again: %d imports with declarations, stale %v", again.DeclImports, m.Stale(again))
+			}
+			ahead = again
 		}
 		add(ahead)
 		if _, _, err := m.Funcs(); err != nil {
