@@ -55,22 +55,27 @@ import (
 // keys) a collision is about a one in a million chance per build; a user
 // that must never be wrong on a collision compares the closures.
 type ClosureKeys struct {
-	cu    *dwarfread.CU
-	node  []bool   // per DIE: a type DIE
-	lh    []uint64 // label hashes
-	at    []int32  // edges of DIE i: edges[at[i]:at[i+1]]; -1 spoils
-	edges []int32
-	keys  []uint64
-	decl  []bool
-	index []int32 // Tarjan's, from 1 (0: not visited)
-	low   []int32
-	on    []bool
-	num   []int32 // 1 + canonical number in a component being hashed (0: none, -3: not met yet)
-	stack []int32
-	next  int32
-	hs    []uint64  // scratch: a component's label hashes
-	plans []keyPlan // per abbreviation (closurekey_plan.go); nil: label reads DIE.AttrAt
-	ops   []keyOp
+	cu *dwarfread.CU
+	// The unit's type DIEs are numbered densely in section order (nodes):
+	// the per-node arrays below are a quarter of the unit's DIEs.
+	nodeOf []int32  // per DIE: its node, -1 for a DIE that is not a type
+	die    []int32  // per node: its DIE
+	lh     []uint64 // per node: label hash
+	at     []int32  // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
+	edges  []int32  // nodes
+	nkey   []uint64 // per node: key
+	ndecl  []bool   // per node: decl
+	keys   []uint64 // per DIE (Unit's result)
+	decl   []bool   // per DIE (Unit's result)
+	index  []int32  // per node: Tarjan's, from 1 (0: not visited)
+	low    []int32
+	on     []bool
+	num    []int32 // per node: 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	stack  []int32
+	next   int32
+	hs     []uint64  // scratch: a component's label hashes
+	plans  []keyPlan // per abbreviation (closurekey_plan.go); nil: label reads DIE.AttrAt
+	ops    []keyOp
 	// noPlans: label through DIE.AttrAt only (tests compare the two).
 	noPlans bool
 	// Unkeyed counts the type DIEs given key 0, over all units.
@@ -83,76 +88,96 @@ type ClosureKeys struct {
 func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	n := int(cu.Len())
 	k.cu = cu
-	k.node = resize(k.node, n)
-	k.lh = resize(k.lh, n)
-	k.at = resize(k.at, n+1)
+	k.nodeOf = resize(k.nodeOf, n)
+	k.die = k.die[:0]
 	k.edges = k.edges[:0]
 	k.keys = resize(k.keys, n)
 	k.decl = resize(k.decl, n)
-	k.index = resize(k.index, n)
-	k.low = resize(k.low, n)
-	k.on = resize(k.on, n)
-	k.num = resize(k.num, n)
 	k.plans, k.ops = nil, k.ops[:0]
 	if !k.noPlans && !cu.HasIndirect() {
 		k.plans = resize(k.plans[:cap(k.plans)], cu.NumAbbrevs())
 	}
-	intLabel := uint64(0x1d)
-	haveInt := false
+	intDIE := int32(-1)
 	tags := cu.Tags()
 	for i := range n {
 		var tag dwarf.Tag
+		var isType bool
 		if k.plans != nil {
 			p := k.plan(tags[i].Abbrev, int32(i))
-			tag, k.node[i] = dwarf.Tag(p.tag), p.isType
+			tag, isType = dwarf.Tag(p.tag), p.isType
 		} else {
 			tag = cu.DIE(dwarfread.TagID(i)).Tag()
-			k.node[i] = isTypeTag(tag)
+			isType = isTypeTag(tag)
 		}
-		if !haveInt && tag == dwarf.TagBaseType {
-			if d := cu.DIE(dwarfread.TagID(i)); d.Name() == "int" {
-				haveInt = true
-				intLabel = k.label(d, 0x1d)
+		k.nodeOf[i] = -1
+		if isType {
+			k.nodeOf[i] = int32(len(k.die))
+			k.die = append(k.die, int32(i))
+			if intDIE < 0 && tag == dwarf.TagBaseType && cu.DIE(dwarfread.TagID(i)).Name() == "int" {
+				intDIE = int32(i)
 			}
 		}
 	}
-	k.edges = k.edges[:0] // the int's label above recorded none that count
+	nn := len(k.die)
+	k.lh = resize(k.lh, nn)
+	k.at = resize(k.at, nn+1)
+	k.nkey = resize(k.nkey, nn)
+	k.ndecl = resize(k.ndecl, nn)
+	k.index = resize(k.index, nn)
+	k.low = resize(k.low, nn)
+	k.on = resize(k.on, nn)
+	k.num = resize(k.num, nn)
+	intLabel := uint64(0x1d)
+	if intDIE >= 0 {
+		intLabel = k.label(cu.DIE(dwarfread.TagID(intDIE)), 0x1d)
+		k.edges = k.edges[:0] // the int's label records none that count
+	}
 	// The DWARF version decides what some forms mean (a data4
 	// DW_AT_data_member_location is a location list pointer before
 	// DWARF 4, which the encoder does not read as a constant).
 	lang := mixKey(mixKey(0x7e, uint64(cu.Language())), uint64(cu.Version()))
 	vals := cu.Vals()
-	for i := range n {
-		k.at[i] = int32(len(k.edges))
-		if !k.node[i] {
-			continue
-		}
-		d := cu.DIE(dwarfread.TagID(i))
+	for x, i := range k.die {
+		k.at[x] = int32(len(k.edges))
 		var h uint64
+		var tag dwarf.Tag
 		if k.plans != nil {
-			h = k.labelPlan(tags, vals, int32(i), lang)
+			p := &k.plans[tags[i].Abbrev]
+			h = k.labelPlan(tags, vals, i, lang)
+			tag = dwarf.Tag(p.tag)
+			if p.declFlag > 0 && vals[tags[i].Vals+uint32(p.declFlag)-1] != 0 {
+				k.ndecl[x] = true
+			}
 		} else {
+			d := cu.DIE(dwarfread.TagID(i))
 			h = k.label(d, lang)
+			tag = d.Tag()
+			switch tag {
+			case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType:
+				if a, ok := d.Attr(dwarf.AttrDeclaration); ok && a.Flag() {
+					k.ndecl[x] = true
+				}
+			}
 		}
-		switch d.Tag() {
+		switch tag {
 		case dwarf.TagArrayType:
 			h = mixKey(h, intLabel)
-		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType:
-			if a, ok := d.Attr(dwarf.AttrDeclaration); ok && a.Flag() {
-				k.decl[i] = true
-			}
-			if d.Tag() == dwarf.TagEnumerationType && d.FirstChild().ID() == dwarfread.NoTag {
-				k.decl[i] = true
+		case dwarf.TagEnumerationType:
+			if tags[i].FirstChild == dwarfread.NoTag {
+				k.ndecl[x] = true
 			}
 		}
-		k.lh[i] = h
+		k.lh[x] = h
 	}
-	k.at[n] = int32(len(k.edges))
+	k.at[nn] = int32(len(k.edges))
 	k.next = 1 // index 0: not visited (as resize leaves it)
-	for i := range n {
-		if k.node[i] && k.index[i] == 0 {
-			k.strong(int32(i))
+	for x := range nn {
+		if k.index[x] == 0 {
+			k.strong(int32(x))
 		}
+	}
+	for x, i := range k.die {
+		k.keys[i], k.decl[i] = k.nkey[x], k.ndecl[x]
 	}
 	return k.keys, k.decl
 }
@@ -195,27 +220,38 @@ func mixKey(h, v uint64) uint64 {
 }
 
 // label hashes d and its descendants that are not types, appending the
-// edges it meets. Words are folded in with one multiply each (acc) and
-// mixed once at the end: most of the key's cost is here.
+// edges it meets, as labelPlan does through plans: the DIE's shape (tag,
+// attributes and how each is read, planHash) first, then the values.
+// Words are folded in with one multiply each (acc) and mixed once at the
+// end: most of the key's cost is here.
 func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
-	h = acc(h, uint64(d.Tag()))
 	n := d.NumAttrs()
+	ph := planStart(uint16(d.Tag()))
 	for j := 0; j < n; j++ {
 		a := d.AttrAt(j)
-		switch a.At {
-		case dwarf.AttrSibling, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrDeclColumn:
+		if !keyIgnored(a.At) {
+			ph = planAdd(ph, uint16(a.At), opKind(a.Form))
+		}
+	}
+	h = acc(h, planEnd(ph))
+	for j := 0; j < n; j++ {
+		a := d.AttrAt(j)
+		if keyIgnored(a.At) {
 			continue
 		}
-		// The attribute and what its value is (not its form: units
-		// write one constant in different forms, implicit_const among
-		// them, as their abbreviations have it).
-		h = acc(h, uint64(a.At)<<8)
-		h = k.attrSlow(a, h)
+		switch opKind(a.Form) {
+		case opRef:
+			k.edge(a)
+		case opStrp, opFlag, opData:
+			h = acc(h, a.Val)
+		default:
+			h = k.attrSlow(a, acc(h, uint64(a.At)<<8))
+		}
 	}
 	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
-		if k.node[c.ID()] {
+		if x := k.nodeOf[c.ID()]; x >= 0 {
 			h = acc(h, 0xe)
-			k.edges = append(k.edges, int32(c.ID()))
+			k.edges = append(k.edges, x)
 			continue
 		}
 		h = k.label(c, acc(h, 0xc))
@@ -223,48 +259,55 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 	return mixKey(h, 0xd)
 }
 
+// keyIgnored reports the attributes the encoder never reads for a type.
+func keyIgnored(at dwarf.Attr) bool {
+	switch at {
+	case dwarf.AttrSibling, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrDeclColumn:
+		return true
+	}
+	return false
+}
+
 // attrSlow folds attribute a's value into h (after its name), or
 // appends its edge.
 func (k *ClosureKeys) attrSlow(a dwarfread.Attr, h uint64) uint64 {
-	{
-		switch a.Form {
-		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-			k.edge(a)
-			return h
-		case keyFormStrp:
-			return acc(acc(h, 1), a.Val)
-		case keyFormFlag, keyFormFlagPresent:
-			return acc(acc(h, 3), a.Val)
-		}
-		if keyDataForm(a.Form) {
-			// A data form's value is the constant (also where DWARF 2
-			// and 3 call it a section offset: the same offset is the
-			// same data).
-			return acc(acc(h, 4), a.Val)
-		}
-		switch cl := a.Class(); {
-		case cl == dwarf.ClassReference:
-			k.edge(a)
-		case cl == dwarf.ClassString && a.Form != formGNUStrpAlt:
-			if off, ok := a.DebugStrOffset(); ok {
-				h = acc(acc(h, 1), off)
-			} else if s, err := a.String(); err == nil && a.Form == keyFormString {
-				h = acc(h, 2)
-				for i := 0; i < len(s); i++ {
-					h = acc(h, uint64(s[i]))
-				}
-			} else {
-				k.edges = append(k.edges, -1)
+	switch a.Form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+		k.edge(a)
+		return h
+	case keyFormStrp:
+		return acc(acc(h, 1), a.Val)
+	case keyFormFlag, keyFormFlagPresent:
+		return acc(acc(h, 3), a.Val)
+	}
+	if keyDataForm(a.Form) {
+		// A data form's value is the constant (also where DWARF 2
+		// and 3 call it a section offset: the same offset is the
+		// same data).
+		return acc(acc(h, 4), a.Val)
+	}
+	switch cl := a.Class(); {
+	case cl == dwarf.ClassReference:
+		k.edge(a)
+	case cl == dwarf.ClassString && a.Form != formGNUStrpAlt:
+		if off, ok := a.DebugStrOffset(); ok {
+			h = acc(acc(h, 1), off)
+		} else if s, err := a.String(); err == nil && a.Form == keyFormString {
+			h = acc(h, 2)
+			for i := 0; i < len(s); i++ {
+				h = acc(h, uint64(s[i]))
 			}
-		case cl == dwarf.ClassExprLoc || cl == dwarf.ClassBlock:
-			b := a.Block()
-			h = acc(acc(h, 5), uint64(len(b)))
-			for _, c := range b {
-				h = acc(h, uint64(c))
-			}
-		default:
-			k.edges = append(k.edges, -1) // not understood: no key
+		} else {
+			k.edges = append(k.edges, -1)
 		}
+	case cl == dwarf.ClassExprLoc || cl == dwarf.ClassBlock:
+		b := a.Block()
+		h = acc(acc(h, 5), uint64(len(b)))
+		for _, c := range b {
+			h = acc(h, uint64(c))
+		}
+	default:
+		k.edges = append(k.edges, -1) // not understood: no key
 	}
 	return h
 }
@@ -275,14 +318,23 @@ func acc(h, v uint64) uint64 { return (h ^ v) * 0x100000001b3 }
 // edge appends the target of reference a: a type DIE of the unit, or -1
 // (no key) for anything else, references by section offset included.
 func (k *ClosureKeys) edge(a dwarfread.Attr) {
-	t, ok := k.cu.Lookup(a.Ref())
-	if ok && a.Form != formRefAddr && k.node[t] {
-		k.edges = append(k.edges, int32(t))
+	if a.Form != formRefAddr {
+		k.ref(a.Ref())
 	} else {
 		k.edges = append(k.edges, -1)
 	}
 }
 
+// ref appends the node at off, or -1 if off is no type DIE of the unit.
+func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
+	x := int32(-1)
+	if t, ok := k.cu.Lookup(off); ok {
+		x = k.nodeOf[t]
+	}
+	k.edges = append(k.edges, x)
+}
+
+// strong is Tarjan's walk from node x.
 func (k *ClosureKeys) strong(x int32) {
 	k.index[x], k.low[x] = k.next, k.next
 	k.next++
@@ -303,6 +355,13 @@ func (k *ClosureKeys) strong(x int32) {
 		return
 	}
 	j := len(k.stack) - 1
+	if k.stack[j] == x && !slices.Contains(k.edges[k.at[x]:k.at[x+1]], x) {
+		// A component of one node and no loop: most of them.
+		k.on[x] = false
+		k.hashSingle(x)
+		k.stack = k.stack[:j]
+		return
+	}
 	for k.stack[j] != x {
 		j--
 	}
@@ -314,31 +373,33 @@ func (k *ClosureKeys) strong(x int32) {
 	k.stack = k.stack[:j]
 }
 
-// hashComp gives the members of one component their keys; the
-// components they reach have theirs.
-func (k *ClosureKeys) hashComp(comp []int32) {
-	if len(comp) == 1 && !slices.Contains(k.edges[k.at[comp[0]]:k.at[comp[0]+1]], comp[0]) {
-		x := comp[0]
-		h, bad := k.lh[x], false
-		for _, y := range k.edges[k.at[x]:k.at[x+1]] {
-			if y < 0 || k.keys[y] == 0 {
-				bad = true
-				continue
-			}
-			h = mixKey(h, k.keys[y])
-			k.decl[x] = k.decl[x] || k.decl[y]
+// hashSingle gives node x, in no cycle, its key; the nodes it reaches
+// have theirs.
+func (k *ClosureKeys) hashSingle(x int32) {
+	h, bad, decl := k.lh[x], false, k.ndecl[x]
+	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
+		if y < 0 || k.nkey[y] == 0 {
+			bad = true
+			continue
 		}
-		k.keys[x] = h | 1
-		if bad {
-			k.keys[x] = 0
-			k.Unkeyed++
-		}
-		return
+		h = mixKey(h, k.nkey[y])
+		decl = decl || k.ndecl[y]
 	}
+	k.ndecl[x] = decl
+	k.nkey[x] = h | 1
+	if bad {
+		k.nkey[x] = 0
+		k.Unkeyed++
+	}
+}
+
+// hashComp gives the members of one component (of a cycle) their keys;
+// the components they reach have theirs.
+func (k *ClosureKeys) hashComp(comp []int32) {
 	root := k.uniqueRoot(comp)
 	if root < 0 {
 		for _, m := range comp {
-			k.keys[m] = 0
+			k.nkey[m] = 0
 		}
 		k.Unkeyed += len(comp)
 		return
@@ -349,10 +410,10 @@ func (k *ClosureKeys) hashComp(comp []int32) {
 	w := compWalk{k: k, h: 0x51}
 	w.walk(root)
 	for _, m := range comp {
-		k.keys[m] = mixKey(w.h, uint64(k.num[m]-1)) | 1
-		k.decl[m] = w.decl
+		k.nkey[m] = mixKey(w.h, uint64(k.num[m]-1)) | 1
+		k.ndecl[m] = w.decl
 		if w.bad {
-			k.keys[m] = 0
+			k.nkey[m] = 0
 		}
 		k.num[m] = 0
 	}
@@ -395,7 +456,7 @@ func (w *compWalk) walk(x int32) {
 	k.num[x] = w.n + 1
 	w.n++
 	w.h = mixKey(w.h, k.lh[x])
-	w.decl = w.decl || k.decl[x]
+	w.decl = w.decl || k.ndecl[x]
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		switch {
 		case y < 0:
@@ -406,9 +467,9 @@ func (w *compWalk) walk(x int32) {
 			w.h = mixKey(w.h, 0xf)
 			w.walk(y)
 		default:
-			w.h = mixKey(w.h, k.keys[y])
-			w.bad = w.bad || k.keys[y] == 0
-			w.decl = w.decl || k.decl[y]
+			w.h = mixKey(w.h, k.nkey[y])
+			w.bad = w.bad || k.nkey[y] == 0
+			w.decl = w.decl || k.ndecl[y]
 		}
 	}
 }
