@@ -58,24 +58,24 @@ type ClosureKeys struct {
 	cu *dwarfread.CU
 	// The unit's type DIEs are numbered densely in section order (nodes):
 	// the per-node arrays below are a quarter of the unit's DIEs.
-	nodeOf []int32  // per DIE: its node, -1 for a DIE that is not a type
-	die    []int32  // per node: its DIE
-	lh     []uint64 // per node: label hash
-	at     []int32  // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
-	edges  []int32  // nodes
-	nkey   []uint64 // per node: key
-	ndecl  []bool   // per node: decl
-	keys   []uint64 // per DIE (Unit's result)
-	decl   []bool   // per DIE (Unit's result)
-	index  []int32  // per node: Tarjan's, from 1 (0: not visited)
-	low    []int32
-	on     []bool
-	num    []int32 // per node: 1 + canonical number in a component being hashed (0: none, -3: not met yet)
-	stack  []int32
-	next   int32
-	hs     []uint64  // scratch: a component's label hashes
-	plans  []keyPlan // per abbreviation (closurekey_plan.go); nil: label reads DIE.AttrAt
-	ops    []keyOp
+	die   []int32   // per node: its DIE
+	nodes nodeIndex // the nodes by offset
+	lh    []uint64  // per node: label hash
+	at    []int32   // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
+	edges []int32   // nodes
+	nkey  []uint64  // per node: key
+	ndecl []bool    // per node: decl
+	keys  []uint64  // per DIE (Unit's result)
+	decl  []bool    // per DIE (Unit's result)
+	index []int32   // per node: Tarjan's, from 1 (0: not visited)
+	low   []int32
+	on    []bool
+	num   []int32 // per node: 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	stack []int32
+	next  int32
+	hs    []uint64  // scratch: a component's label hashes
+	plans []keyPlan // per abbreviation (closurekey_plan.go); nil: label reads DIE.AttrAt
+	ops   []keyOp
 	// noPlans: label through DIE.AttrAt only (tests compare the two).
 	noPlans bool
 	// Unkeyed counts the type DIEs given key 0, over all units.
@@ -88,8 +88,8 @@ type ClosureKeys struct {
 func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	n := int(cu.Len())
 	k.cu = cu
-	k.nodeOf = resize(k.nodeOf, n)
 	k.die = k.die[:0]
+	k.nodes.start(cu)
 	k.edges = k.edges[:0]
 	k.keys = resize(k.keys, n)
 	k.decl = resize(k.decl, n)
@@ -109,16 +109,16 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 			tag = cu.DIE(dwarfread.TagID(i)).Tag()
 			isType = isTypeTag(tag)
 		}
-		k.nodeOf[i] = -1
 		if isType {
-			k.nodeOf[i] = int32(len(k.die))
 			k.die = append(k.die, int32(i))
+			k.nodes.add(tags[i].Off)
 			if intDIE < 0 && tag == dwarf.TagBaseType && cu.DIE(dwarfread.TagID(i)).Name() == "int" {
 				intDIE = int32(i)
 			}
 		}
 	}
 	nn := len(k.die)
+	k.nodes.index()
 	k.lh = resize(k.lh, nn)
 	k.at = resize(k.at, nn+1)
 	k.nkey = resize(k.nkey, nn)
@@ -249,7 +249,7 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 		}
 	}
 	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
-		if x := k.nodeOf[c.ID()]; x >= 0 {
+		if x := k.nodes.find(c.Offset()); x >= 0 {
 			h = acc(h, 0xe)
 			k.edges = append(k.edges, x)
 			continue
@@ -327,11 +327,7 @@ func (k *ClosureKeys) edge(a dwarfread.Attr) {
 
 // ref appends the node at off, or -1 if off is no type DIE of the unit.
 func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
-	x := int32(-1)
-	if t, ok := k.cu.Lookup(off); ok {
-		x = k.nodeOf[t]
-	}
-	k.edges = append(k.edges, x)
+	k.edges = append(k.edges, k.nodes.find(off))
 }
 
 // strong is Tarjan's walk from node x.

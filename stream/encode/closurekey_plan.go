@@ -152,9 +152,9 @@ func (k *ClosureKeys) labelPlan(tags []arena.Tag, vals []uint64, i int32, h uint
 		}
 	}
 	for c := rec.FirstChild; c != dwarfread.NoTag; c = tags[c].NextSibling {
-		if x := k.nodeOf[c]; x >= 0 {
+		if k.plan(tags[c].Abbrev, int32(c)).isType {
 			h = acc(h, 0xe)
-			k.edges = append(k.edges, x)
+			k.edges = append(k.edges, k.nodes.find(tags[c].Off))
 			continue
 		}
 		h = k.labelPlan(tags, vals, int32(c), acc(h, 0xc))
