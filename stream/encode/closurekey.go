@@ -330,14 +330,18 @@ func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
 	k.edges = append(k.edges, k.nodes.find(off))
 }
 
-// strong is Tarjan's walk from node x.
+// strong is Tarjan's walk from node x. It hashes x's key as it goes, on
+// the chance that x is a component of its own (most are): each target is
+// then done, or x itself.
 func (k *ClosureKeys) strong(x int32) {
 	k.index[x], k.low[x] = k.next, k.next
 	k.next++
 	k.stack = append(k.stack, x)
 	k.on[x] = true
+	h, bad, decl, loop := k.lh[x], false, k.ndecl[x], false
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		if y < 0 {
+			bad = true
 			continue
 		}
 		if k.index[y] == 0 {
@@ -345,17 +349,29 @@ func (k *ClosureKeys) strong(x int32) {
 			k.low[x] = min(k.low[x], k.low[y])
 		} else if k.on[y] {
 			k.low[x] = min(k.low[x], k.index[y])
+			loop = loop || y == x
+		}
+		if ky := k.nkey[y]; ky != 0 {
+			h = mixKey(h, ky)
+			decl = decl || k.ndecl[y]
+		} else {
+			bad = true
 		}
 	}
 	if k.low[x] != k.index[x] {
 		return
 	}
 	j := len(k.stack) - 1
-	if k.stack[j] == x && !slices.Contains(k.edges[k.at[x]:k.at[x+1]], x) {
-		// A component of one node and no loop: most of them.
-		k.on[x] = false
-		k.hashSingle(x)
+	if k.stack[j] == x && !loop {
+		// A component of one node and no loop: its key is h.
 		k.stack = k.stack[:j]
+		k.on[x] = false
+		k.ndecl[x] = decl
+		k.nkey[x] = h | 1
+		if bad {
+			k.nkey[x] = 0
+			k.Unkeyed++
+		}
 		return
 	}
 	for k.stack[j] != x {
@@ -367,26 +383,6 @@ func (k *ClosureKeys) strong(x int32) {
 	}
 	k.hashComp(comp)
 	k.stack = k.stack[:j]
-}
-
-// hashSingle gives node x, in no cycle, its key; the nodes it reaches
-// have theirs.
-func (k *ClosureKeys) hashSingle(x int32) {
-	h, bad, decl := k.lh[x], false, k.ndecl[x]
-	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
-		if y < 0 || k.nkey[y] == 0 {
-			bad = true
-			continue
-		}
-		h = mixKey(h, k.nkey[y])
-		decl = decl || k.ndecl[y]
-	}
-	k.ndecl[x] = decl
-	k.nkey[x] = h | 1
-	if bad {
-		k.nkey[x] = 0
-		k.Unkeyed++
-	}
 }
 
 // hashComp gives the members of one component (of a cycle) their keys;
