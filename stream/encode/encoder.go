@@ -213,9 +213,10 @@ func (w *Worker) Encode(cu *dwarfread.CU, into *Batch) (*Batch, error) {
 	c.names, c.funcSyms, c.rel = w.names, w.funcSyms, e.funcs.rel
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
-	c.imp, c.imports = c.imp[:0], 0
+	c.imp, c.imports, c.keyed = c.imp[:0], 0, nil
 	if w.classes != nil && !t.annots && len(c.tags) == 0 {
 		w.markImports(c, b)
+		c.keyed = w.keys // of this unit: emit finds types through its nodes
 	}
 	if err := c.emit(); err != nil {
 		return nil, err
