@@ -1,27 +1,25 @@
 package encode
 
 import (
+	"math/bits"
+
 	"github.com/btfstream/btfstream/stream/dwarfread"
 )
 
 // nodeIndex finds a unit's type DIEs (ClosureKeys' nodes) by section
-// offset, as CU.Lookup finds any DIE but over the nodes alone: buckets of
-// 1<<nodeShift bytes of the unit, each the range of nodes that start in
-// it, and the nodes' offsets side by side (about one node a bucket on a
-// vmlinux, against CU.Lookup's handful of DIEs 24 bytes apart). A
-// reference to anything but a node's first byte finds nothing, as a
-// reference to a DIE that is not a type does.
+// offset, as CU.Lookup finds any DIE but over the nodes alone: an
+// open-addressing table of the nodes' offsets (from the unit's), at most
+// half full, one probe for most. A reference to anything but a node's
+// first byte finds nothing, as a reference to a DIE that is not a type
+// does.
 type nodeIndex struct {
-	base   uint64   // the unit DIE's offset
-	off    []uint32 // per node: offset from base, ascending
-	bucket []uint32 // bucket b's nodes: off[bucket[b]:bucket[b+1]]
+	base  uint64   // the unit DIE's offset
+	off   []uint32 // per node: offset from base
+	slots []uint64 // (offset+1)<<32 | node; 0: empty
+	shift uint8
 }
 
-// nodeShift sizes the buckets: 64 bytes (a vmlinux averages 10 bytes a
-// DIE, a quarter of them types); the index costs 4 bytes a bucket.
-const nodeShift = 6
-
-// start empties the index for cu's nodes, which add gives in section order.
+// start empties the index for cu's nodes, which add gives.
 func (x *nodeIndex) start(cu *dwarfread.CU) {
 	x.base = uint64(cu.Tags()[0].Off)
 	x.off = x.off[:0]
@@ -31,43 +29,49 @@ func (x *nodeIndex) add(off dwarfread.DIEOff) {
 	x.off = append(x.off, uint32(uint64(off)-x.base))
 }
 
-// index builds the buckets once every node is added.
+// index builds the table once every node is added.
 func (x *nodeIndex) index() {
-	n := 2
-	if len(x.off) > 0 {
-		n += int(x.off[len(x.off)-1] >> nodeShift)
+	n := 16
+	for n < 2*len(x.off) {
+		n *= 2
 	}
-	if cap(x.bucket) < n {
-		x.bucket = make([]uint32, n)
+	x.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	if cap(x.slots) < n {
+		x.slots = make([]uint64, n)
 	}
-	x.bucket = x.bucket[:n]
-	b := 0
+	x.slots = x.slots[:n]
+	clear(x.slots)
+	mask := uint64(n - 1)
 	for i, o := range x.off {
-		for ; b <= int(o>>nodeShift); b++ {
-			x.bucket[b] = uint32(i)
+		s := x.slot(uint64(o))
+		for x.slots[s] != 0 {
+			s = (s + 1) & mask
 		}
+		x.slots[s] = (uint64(o)+1)<<32 | uint64(i)
 	}
-	for ; b < n; b++ {
-		x.bucket[b] = uint32(len(x.off))
-	}
+}
+
+func (x *nodeIndex) slot(rel uint64) uint64 {
+	return (rel * 0x9e3779b97f4a7c15) >> x.shift
 }
 
 // find returns the node at off, -1 if none starts there.
 func (x *nodeIndex) find(off dwarfread.DIEOff) int32 {
 	rel := uint64(off) - x.base
-	b := rel >> nodeShift
-	if b >= uint64(len(x.bucket)-1) { // also off below base
+	if rel >= 1<<32-1 { // also off below base
 		return -1
 	}
-	for i, end := x.bucket[b], x.bucket[b+1]; i < end; i++ {
-		if o := uint64(x.off[i]); o >= rel {
-			if o == rel {
-				return int32(i)
-			}
-			break
+	want := (rel + 1) << 32
+	mask := uint64(len(x.slots) - 1)
+	for s := x.slot(rel); ; s = (s + 1) & mask {
+		e := x.slots[s]
+		if e&^(1<<32-1) == want {
+			return int32(uint32(e))
+		}
+		if e == 0 {
+			return -1
 		}
 	}
-	return -1
 }
 
 // typeDIE returns the type DIE at off, as CU.Lookup would, or -1 if no
