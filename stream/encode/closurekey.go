@@ -101,20 +101,19 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	tags := cu.Tags()
 	for i := range n {
 		var tag dwarf.Tag
-		var isType bool
 		if k.plans != nil {
 			p := k.plan(tags[i].Abbrev, int32(i))
-			tag, isType = dwarf.Tag(p.tag), p.isType
-		} else {
-			tag = cu.DIE(dwarfread.TagID(i)).Tag()
-			isType = isTypeTag(tag)
-		}
-		if isType {
-			k.die = append(k.die, int32(i))
-			k.nodes.add(tags[i].Off)
-			if intDIE < 0 && tag == dwarf.TagBaseType && cu.DIE(dwarfread.TagID(i)).Name() == "int" {
-				intDIE = int32(i)
+			if !p.isType {
+				continue
 			}
+			tag = dwarf.Tag(p.tag)
+		} else if tag = cu.DIE(dwarfread.TagID(i)).Tag(); !isTypeTag(tag) {
+			continue
+		}
+		k.die = append(k.die, int32(i))
+		k.nodes.add(tags[i].Off)
+		if intDIE < 0 && tag == dwarf.TagBaseType && cu.DIE(dwarfread.TagID(i)).Name() == "int" {
+			intDIE = int32(i)
 		}
 	}
 	nn := len(k.die)

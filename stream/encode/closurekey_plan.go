@@ -22,14 +22,14 @@ import (
 
 // keyPlan is one abbreviation's plan: ops[first:end] in k.ops.
 type keyPlan struct {
-	hash       uint64 // the shape's hash (planStart, planAdd, planEnd)
-	vals, refs uint64 // fast: bit j, value j is hashed, or an edge
-	first, end uint32
-	tag        uint16
-	declFlag   uint16 // 1 + the value index of DW_AT_declaration (structs, unions, enums); 0: none
-	state      uint8  // planUnknown, planReady
+	state      uint8 // planUnknown, planReady
 	isType     bool
 	fast       bool // every op is opRef, opStrp, opFlag or opData, at value indices < 64
+	tag        uint16
+	declFlag   uint16 // 1 + the value index of DW_AT_declaration (structs, unions, enums); 0: none
+	first, end uint32
+	hash       uint64 // the shape's hash (planStart, planAdd, planEnd)
+	vals, refs uint64 // fast: bit j, value j is hashed, or an edge
 }
 
 const (
@@ -152,12 +152,27 @@ func (k *ClosureKeys) labelPlan(tags []arena.Tag, vals []uint64, i int32, h uint
 		}
 	}
 	for c := rec.FirstChild; c != dwarfread.NoTag; c = tags[c].NextSibling {
-		if k.plan(tags[c].Abbrev, int32(c)).isType {
+		cr := &tags[c]
+		cp := k.plan(cr.Abbrev, int32(c))
+		switch {
+		case cp.isType:
 			h = acc(h, 0xe)
-			k.edges = append(k.edges, k.nodes.find(tags[c].Off))
-			continue
+			k.edges = append(k.edges, k.nodes.find(cr.Off))
+		case cp.fast && cr.FirstChild == dwarfread.NoTag:
+			// labelPlan of a plain child (a member, an enumerator, a
+			// parameter), without the call.
+			hc := acc(acc(h, 0xc), cp.hash)
+			cv := vals[cr.Vals:]
+			for m := cp.vals; m != 0; m &= m - 1 {
+				hc = acc(hc, cv[bits.TrailingZeros64(m)])
+			}
+			for m := cp.refs; m != 0; m &= m - 1 {
+				k.ref(dwarfread.DIEOff(cv[bits.TrailingZeros64(m)]))
+			}
+			h = mixKey(hc, 0xd)
+		default:
+			h = k.labelPlan(tags, vals, int32(c), acc(h, 0xc))
 		}
-		h = k.labelPlan(tags, vals, int32(c), acc(h, 0xc))
 	}
 	return mixKey(h, 0xd)
 }
