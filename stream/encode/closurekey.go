@@ -128,7 +128,7 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	k.num = resize(k.num, nn)
 	intLabel := uint64(0x1d)
 	if intDIE >= 0 {
-		intLabel = k.label(cu.DIE(dwarfread.TagID(intDIE)), 0x1d)
+		intLabel = mixKey(k.label(cu.DIE(dwarfread.TagID(intDIE)), 0x1d), 0xd)
 		k.edges = k.edges[:0] // the int's label records none that count
 	}
 	// The DWARF version decides what some forms mean (a data4
@@ -158,6 +158,7 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 				}
 			}
 		}
+		h = mixKey(h, 0xd)
 		switch tag {
 		case dwarf.TagArrayType:
 			h = mixKey(h, intLabel)
@@ -221,8 +222,9 @@ func mixKey(h, v uint64) uint64 {
 // label hashes d and its descendants that are not types, appending the
 // edges it meets, as labelPlan does through plans: the DIE's shape (tag,
 // attributes and how each is read, planHash) first, then the values.
-// Words are folded in with one multiply each (acc) and mixed once at the
-// end: most of the key's cost is here.
+// Words are folded in with one multiply each (acc), children's labels
+// closed by a word, and Unit mixes the whole once: most of the key's cost
+// is here.
 func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 	n := d.NumAttrs()
 	ph := planStart(uint16(d.Tag()))
@@ -255,7 +257,7 @@ func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
 		}
 		h = k.label(c, acc(h, 0xc))
 	}
-	return mixKey(h, 0xd)
+	return acc(h, 0xd)
 }
 
 // keyIgnored reports the attributes the encoder never reads for a type.
@@ -311,7 +313,8 @@ func (k *ClosureKeys) attrSlow(a dwarfread.Attr, h uint64) uint64 {
 	return h
 }
 
-// acc folds v into h (FNV-1a's step on a word); label mixes the result.
+// acc folds v into h (FNV-1a's step on a word); whoever ends a sequence
+// mixes the result (mixKey).
 func acc(h, v uint64) uint64 { return (h ^ v) * 0x100000001b3 }
 
 // edge appends the target of reference a: a type DIE of the unit, or -1
@@ -331,7 +334,8 @@ func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
 
 // strong is Tarjan's walk from node x. It hashes x's key as it goes, on
 // the chance that x is a component of its own (most are): each target is
-// then done, or x itself.
+// then done, or x itself. Targets' keys, already mixed, are folded in
+// with acc and the sum mixed once.
 func (k *ClosureKeys) strong(x int32) {
 	k.index[x], k.low[x] = k.next, k.next
 	k.next++
@@ -351,7 +355,7 @@ func (k *ClosureKeys) strong(x int32) {
 			loop = loop || y == x
 		}
 		if ky := k.nkey[y]; ky != 0 {
-			h = mixKey(h, ky)
+			h = acc(h, ky)
 			decl = decl || k.ndecl[y]
 		} else {
 			bad = true
@@ -366,7 +370,7 @@ func (k *ClosureKeys) strong(x int32) {
 		k.stack = k.stack[:j]
 		k.on[x] = false
 		k.ndecl[x] = decl
-		k.nkey[x] = h | 1
+		k.nkey[x] = mixKey(h, 0x1f) | 1
 		if bad {
 			k.nkey[x] = 0
 			k.Unkeyed++

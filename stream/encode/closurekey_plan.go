@@ -169,10 +169,10 @@ func (k *ClosureKeys) labelPlan(tags []arena.Tag, vals []uint64, i int32, h uint
 			for m := cp.refs; m != 0; m &= m - 1 {
 				k.ref(dwarfread.DIEOff(cv[bits.TrailingZeros64(m)]))
 			}
-			h = mixKey(hc, 0xd)
+			h = acc(hc, 0xd)
 		default:
 			h = k.labelPlan(tags, vals, int32(c), acc(h, 0xc))
 		}
 	}
-	return mixKey(h, 0xd)
+	return acc(h, 0xd)
 }
