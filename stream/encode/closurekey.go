@@ -99,10 +99,16 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	}
 	intDIE := int32(-1)
 	tags := cu.Tags()
+	// Every DIE once: the nodes, and (with plans) every abbreviation's
+	// plan, which labelPlan then takes as ready.
+	plans := k.plans
 	for i := range n {
 		var tag dwarf.Tag
-		if k.plans != nil {
-			p := k.plan(tags[i].Abbrev, int32(i))
+		if plans != nil {
+			p := &plans[tags[i].Abbrev]
+			if p.state == planUnknown {
+				p = k.newPlan(tags[i].Abbrev, int32(i))
+			}
 			if !p.isType {
 				continue
 			}

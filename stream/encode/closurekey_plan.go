@@ -78,16 +78,7 @@ func planAdd(h uint64, at uint16, kind uint8) uint64 {
 
 func planEnd(h uint64) uint64 { return mixKey(h, 0x5b) }
 
-// plan returns DIE i's plan.
-func (k *ClosureKeys) plan(abbrev uint32, i int32) *keyPlan {
-	if p := &k.plans[abbrev]; p.state != planUnknown {
-		return p
-	}
-	return k.newPlan(abbrev, i)
-}
-
-// newPlan is plan's first look at an abbreviation (apart, so that plan
-// is inlined).
+// newPlan makes the plan of an abbreviation from its first DIE, i.
 func (k *ClosureKeys) newPlan(abbrev uint32, i int32) *keyPlan {
 	p := &k.plans[abbrev]
 	d := k.cu.DIE(dwarfread.TagID(i))
@@ -126,10 +117,11 @@ func (k *ClosureKeys) newPlan(abbrev uint32, i int32) *keyPlan {
 	return p
 }
 
-// labelPlan is label through plans.
+// labelPlan is label through plans (all ready: Unit made them).
 func (k *ClosureKeys) labelPlan(tags []arena.Tag, vals []uint64, i int32, h uint64) uint64 {
+	plans := k.plans
 	rec := &tags[i]
-	p := k.plan(rec.Abbrev, i)
+	p := &plans[rec.Abbrev]
 	h = acc(h, p.hash)
 	v := vals[rec.Vals:]
 	if p.fast {
@@ -153,7 +145,7 @@ func (k *ClosureKeys) labelPlan(tags []arena.Tag, vals []uint64, i int32, h uint
 	}
 	for c := rec.FirstChild; c != dwarfread.NoTag; c = tags[c].NextSibling {
 		cr := &tags[c]
-		cp := k.plan(cr.Abbrev, int32(c))
+		cp := &plans[cr.Abbrev]
 		switch {
 		case cp.isType:
 			h = acc(h, 0xe)
