@@ -60,17 +60,11 @@ type ClosureKeys struct {
 	// the per-node arrays below are a quarter of the unit's DIEs.
 	die   []int32   // per node: its DIE
 	nodes nodeIndex // the nodes by offset
-	lh    []uint64  // per node: label hash
-	at    []int32   // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
-	edges []int32   // nodes
-	nkey  []uint64  // per node: key
-	ndecl []bool    // per node: decl
-	keys  []uint64  // per DIE (Unit's result)
-	decl  []bool    // per DIE (Unit's result)
-	index []int32   // per node: Tarjan's, from 1 (0: not visited)
-	low   []int32
-	on    []bool
-	num   []int32 // per node: 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	st    []nodeState
+	at    []int32  // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
+	edges []int32  // nodes
+	keys  []uint64 // per DIE (Unit's result)
+	decl  []bool   // per DIE (Unit's result)
 	stack []int32
 	next  int32
 	hs    []uint64  // scratch: a component's label hashes
@@ -80,6 +74,15 @@ type ClosureKeys struct {
 	noPlans bool
 	// Unkeyed counts the type DIEs given key 0, over all units.
 	Unkeyed int
+}
+
+// nodeState is what ClosureKeys knows of one node, in one place for
+// Tarjan's walk, which reaches nodes in any order (32 bytes).
+type nodeState struct {
+	lh, key    uint64 // label hash; key (0: none, or not yet)
+	index, low int32  // Tarjan's, index from 1 (0: not visited)
+	num        int32  // 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	on, decl   bool   // on Tarjan's stack; the closure holds a declaration
 }
 
 // Unit computes the keys of cu's DIEs: keys[i] for DIE i (0 for DIEs that
@@ -124,14 +127,8 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	}
 	nn := len(k.die)
 	k.nodes.index()
-	k.lh = resize(k.lh, nn)
+	k.st = resize(k.st, nn)
 	k.at = resize(k.at, nn+1)
-	k.nkey = resize(k.nkey, nn)
-	k.ndecl = resize(k.ndecl, nn)
-	k.index = resize(k.index, nn)
-	k.low = resize(k.low, nn)
-	k.on = resize(k.on, nn)
-	k.num = resize(k.num, nn)
 	intLabel := uint64(0x1d)
 	if intDIE >= 0 {
 		intLabel = mixKey(k.label(cu.DIE(dwarfread.TagID(intDIE)), 0x1d), 0xd)
@@ -151,7 +148,7 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 			h = k.labelPlan(tags, vals, i, lang)
 			tag = dwarf.Tag(p.tag)
 			if p.declFlag > 0 && vals[tags[i].Vals+uint32(p.declFlag)-1] != 0 {
-				k.ndecl[x] = true
+				k.st[x].decl = true
 			}
 		} else {
 			d := cu.DIE(dwarfread.TagID(i))
@@ -160,7 +157,7 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 			switch tag {
 			case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType:
 				if a, ok := d.Attr(dwarf.AttrDeclaration); ok && a.Flag() {
-					k.ndecl[x] = true
+					k.st[x].decl = true
 				}
 			}
 		}
@@ -170,20 +167,20 @@ func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 			h = mixKey(h, intLabel)
 		case dwarf.TagEnumerationType:
 			if tags[i].FirstChild == dwarfread.NoTag {
-				k.ndecl[x] = true
+				k.st[x].decl = true
 			}
 		}
-		k.lh[x] = h
+		k.st[x].lh = h
 	}
 	k.at[nn] = int32(len(k.edges))
 	k.next = 1 // index 0: not visited (as resize leaves it)
 	for x := range nn {
-		if k.index[x] == 0 {
+		if k.st[x].index == 0 {
 			k.strong(int32(x))
 		}
 	}
 	for x, i := range k.die {
-		k.keys[i], k.decl[i] = k.nkey[x], k.ndecl[x]
+		k.keys[i], k.decl[i] = k.st[x].key, k.st[x].decl
 	}
 	return k.keys, k.decl
 }
@@ -343,42 +340,44 @@ func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
 // then done, or x itself. Targets' keys, already mixed, are folded in
 // with acc and the sum mixed once.
 func (k *ClosureKeys) strong(x int32) {
-	k.index[x], k.low[x] = k.next, k.next
+	sx := &k.st[x] // k.st stays put during the walk
+	sx.index, sx.low = k.next, k.next
 	k.next++
 	k.stack = append(k.stack, x)
-	k.on[x] = true
-	h, bad, decl, loop := k.lh[x], false, k.ndecl[x], false
+	sx.on = true
+	h, bad, decl, loop := sx.lh, false, sx.decl, false
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		if y < 0 {
 			bad = true
 			continue
 		}
-		if k.index[y] == 0 {
+		sy := &k.st[y]
+		if sy.index == 0 {
 			k.strong(y)
-			k.low[x] = min(k.low[x], k.low[y])
-		} else if k.on[y] {
-			k.low[x] = min(k.low[x], k.index[y])
+			sx.low = min(sx.low, sy.low)
+		} else if sy.on {
+			sx.low = min(sx.low, sy.index)
 			loop = loop || y == x
 		}
-		if ky := k.nkey[y]; ky != 0 {
-			h = acc(h, ky)
-			decl = decl || k.ndecl[y]
+		if sy.key != 0 {
+			h = acc(h, sy.key)
+			decl = decl || sy.decl
 		} else {
 			bad = true
 		}
 	}
-	if k.low[x] != k.index[x] {
+	if sx.low != sx.index {
 		return
 	}
 	j := len(k.stack) - 1
 	if k.stack[j] == x && !loop {
 		// A component of one node and no loop: its key is h.
 		k.stack = k.stack[:j]
-		k.on[x] = false
-		k.ndecl[x] = decl
-		k.nkey[x] = mixKey(h, 0x1f) | 1
+		sx.on = false
+		sx.decl = decl
+		sx.key = mixKey(h, 0x1f) | 1
 		if bad {
-			k.nkey[x] = 0
+			sx.key = 0
 			k.Unkeyed++
 		}
 		return
@@ -388,7 +387,7 @@ func (k *ClosureKeys) strong(x int32) {
 	}
 	comp := k.stack[j:]
 	for _, m := range comp {
-		k.on[m] = false
+		k.st[m].on = false
 	}
 	k.hashComp(comp)
 	k.stack = k.stack[:j]
@@ -400,23 +399,23 @@ func (k *ClosureKeys) hashComp(comp []int32) {
 	root := k.uniqueRoot(comp)
 	if root < 0 {
 		for _, m := range comp {
-			k.nkey[m] = 0
+			k.st[m].key = 0
 		}
 		k.Unkeyed += len(comp)
 		return
 	}
 	for _, m := range comp {
-		k.num[m] = -3 // a member not met yet
+		k.st[m].num = -3 // a member not met yet
 	}
 	w := compWalk{k: k, h: 0x51}
 	w.walk(root)
 	for _, m := range comp {
-		k.nkey[m] = mixKey(w.h, uint64(k.num[m]-1)) | 1
-		k.ndecl[m] = w.decl
+		k.st[m].key = mixKey(w.h, uint64(k.st[m].num-1)) | 1
+		k.st[m].decl = w.decl
 		if w.bad {
-			k.nkey[m] = 0
+			k.st[m].key = 0
 		}
-		k.num[m] = 0
+		k.st[m].num = 0
 	}
 	if w.bad {
 		k.Unkeyed += len(comp)
@@ -428,7 +427,7 @@ func (k *ClosureKeys) hashComp(comp []int32) {
 func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 	k.hs = k.hs[:0]
 	for _, m := range comp {
-		k.hs = append(k.hs, k.lh[m])
+		k.hs = append(k.hs, k.st[m].lh)
 	}
 	slices.Sort(k.hs)
 	for j, h := range k.hs {
@@ -436,7 +435,7 @@ func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 			continue
 		}
 		for _, m := range comp {
-			if k.lh[m] == h {
+			if k.st[m].lh == h {
 				return m
 			}
 		}
@@ -454,23 +453,23 @@ type compWalk struct {
 
 func (w *compWalk) walk(x int32) {
 	k := w.k
-	k.num[x] = w.n + 1
+	k.st[x].num = w.n + 1
 	w.n++
-	w.h = mixKey(w.h, k.lh[x])
-	w.decl = w.decl || k.ndecl[x]
+	w.h = mixKey(w.h, k.st[x].lh)
+	w.decl = w.decl || k.st[x].decl
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		switch {
 		case y < 0:
 			w.bad = true
-		case k.num[y] > 0:
-			w.h = mixKey(w.h, 0xb0000000|uint64(k.num[y]-1))
-		case k.num[y] == -3:
+		case k.st[y].num > 0:
+			w.h = mixKey(w.h, 0xb0000000|uint64(k.st[y].num-1))
+		case k.st[y].num == -3:
 			w.h = mixKey(w.h, 0xf)
 			w.walk(y)
 		default:
-			w.h = mixKey(w.h, k.nkey[y])
-			w.bad = w.bad || k.nkey[y] == 0
-			w.decl = w.decl || k.ndecl[y]
+			w.h = mixKey(w.h, k.st[y].key)
+			w.bad = w.bad || k.st[y].key == 0
+			w.decl = w.decl || k.st[y].decl
 		}
 	}
 }
