@@ -443,7 +443,9 @@ func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 	return -1
 }
 
-// compWalk is the canonical walk of one component.
+// compWalk is the canonical walk of one component. Its words are folded
+// with acc (labels and keys are mixed already); hashComp mixes the sum
+// into each member's key.
 type compWalk struct {
 	k         *ClosureKeys
 	h         uint64
@@ -455,19 +457,19 @@ func (w *compWalk) walk(x int32) {
 	k := w.k
 	k.st[x].num = w.n + 1
 	w.n++
-	w.h = mixKey(w.h, k.st[x].lh)
+	w.h = acc(w.h, k.st[x].lh)
 	w.decl = w.decl || k.st[x].decl
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		switch {
 		case y < 0:
 			w.bad = true
 		case k.st[y].num > 0:
-			w.h = mixKey(w.h, 0xb0000000|uint64(k.st[y].num-1))
+			w.h = acc(w.h, 0xb0000000|uint64(k.st[y].num-1))
 		case k.st[y].num == -3:
-			w.h = mixKey(w.h, 0xf)
+			w.h = acc(w.h, 0xf)
 			w.walk(y)
 		default:
-			w.h = mixKey(w.h, k.st[y].key)
+			w.h = acc(w.h, k.st[y].key)
 			w.bad = w.bad || k.st[y].key == 0
 			w.decl = w.decl || k.st[y].decl
 		}
