@@ -55,17 +55,16 @@ import (
 // keys) a collision is about a one in a million chance per build; a user
 // that must never be wrong on a collision compares the closures.
 type ClosureKeys struct {
-	cu    *dwarfread.CU
-	node  []bool   // per DIE: a type DIE
-	lh    []uint64 // label hashes
-	at    []int32  // edges of DIE i: edges[at[i]:at[i+1]]; -1 spoils
-	edges []int32
-	keys  []uint64
-	decl  []bool
-	index []int32 // Tarjan's, from 1 (0: not visited)
-	low   []int32
-	on    []bool
-	num   []int32 // 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	cu *dwarfread.CU
+	// The unit's type DIEs are numbered densely in section order (nodes):
+	// the per-node arrays below are a quarter of the unit's DIEs.
+	die   []int32   // per node: its DIE
+	nodes nodeIndex // the nodes by offset
+	st    []nodeState
+	at    []int32  // edges of node x: edges[at[x]:at[x+1]]; -1 spoils
+	edges []int32  // nodes
+	keys  []uint64 // per DIE (Unit's result)
+	decl  []bool   // per DIE (Unit's result)
 	stack []int32
 	next  int32
 	hs    []uint64  // scratch: a component's label hashes
@@ -77,82 +76,111 @@ type ClosureKeys struct {
 	Unkeyed int
 }
 
+// nodeState is what ClosureKeys knows of one node, in one place for
+// Tarjan's walk, which reaches nodes in any order (32 bytes).
+type nodeState struct {
+	lh, key    uint64 // label hash; key (0: none, or not yet)
+	index, low int32  // Tarjan's, index from 1 (0: not visited)
+	num        int32  // 1 + canonical number in a component being hashed (0: none, -3: not met yet)
+	on, decl   bool   // on Tarjan's stack; the closure holds a declaration
+}
+
 // Unit computes the keys of cu's DIEs: keys[i] for DIE i (0 for DIEs that
 // are not types, and for unkeyed ones), decl[i] as above. The slices are
 // k's, valid until the next Unit.
 func (k *ClosureKeys) Unit(cu *dwarfread.CU) (keys []uint64, decl []bool) {
 	n := int(cu.Len())
 	k.cu = cu
-	k.node = resize(k.node, n)
-	k.lh = resize(k.lh, n)
-	k.at = resize(k.at, n+1)
+	k.die = k.die[:0]
+	k.nodes.start(cu)
 	k.edges = k.edges[:0]
 	k.keys = resize(k.keys, n)
 	k.decl = resize(k.decl, n)
-	k.index = resize(k.index, n)
-	k.low = resize(k.low, n)
-	k.on = resize(k.on, n)
-	k.num = resize(k.num, n)
 	k.plans, k.ops = nil, k.ops[:0]
 	if !k.noPlans && !cu.HasIndirect() {
 		k.plans = resize(k.plans[:cap(k.plans)], cu.NumAbbrevs())
 	}
-	intLabel := uint64(0x1d)
-	haveInt := false
+	intDIE := int32(-1)
 	tags := cu.Tags()
+	// Every DIE once: the nodes, and (with plans) every abbreviation's
+	// plan, which labelPlan then takes as ready.
+	plans := k.plans
 	for i := range n {
 		var tag dwarf.Tag
-		if k.plans != nil {
-			p := k.plan(tags[i].Abbrev, int32(i))
-			tag, k.node[i] = dwarf.Tag(p.tag), p.isType
-		} else {
-			tag = cu.DIE(dwarfread.TagID(i)).Tag()
-			k.node[i] = isTypeTag(tag)
-		}
-		if !haveInt && tag == dwarf.TagBaseType {
-			if d := cu.DIE(dwarfread.TagID(i)); d.Name() == "int" {
-				haveInt = true
-				intLabel = k.label(d, 0x1d)
+		if plans != nil {
+			p := &plans[tags[i].Abbrev]
+			if p.state == planUnknown {
+				p = k.newPlan(tags[i].Abbrev, int32(i))
 			}
+			if !p.isType {
+				continue
+			}
+			tag = dwarf.Tag(p.tag)
+		} else if tag = cu.DIE(dwarfread.TagID(i)).Tag(); !isTypeTag(tag) {
+			continue
+		}
+		k.die = append(k.die, int32(i))
+		k.nodes.add(tags[i].Off)
+		if intDIE < 0 && tag == dwarf.TagBaseType && cu.DIE(dwarfread.TagID(i)).Name() == "int" {
+			intDIE = int32(i)
 		}
 	}
-	k.edges = k.edges[:0] // the int's label above recorded none that count
+	nn := len(k.die)
+	k.nodes.index()
+	k.st = resize(k.st, nn)
+	k.at = resize(k.at, nn+1)
+	intLabel := uint64(0x1d)
+	if intDIE >= 0 {
+		intLabel = mixKey(k.label(cu.DIE(dwarfread.TagID(intDIE)), 0x1d), 0xd)
+		k.edges = k.edges[:0] // the int's label records none that count
+	}
 	// The DWARF version decides what some forms mean (a data4
 	// DW_AT_data_member_location is a location list pointer before
 	// DWARF 4, which the encoder does not read as a constant).
 	lang := mixKey(mixKey(0x7e, uint64(cu.Language())), uint64(cu.Version()))
 	vals := cu.Vals()
-	for i := range n {
-		k.at[i] = int32(len(k.edges))
-		if !k.node[i] {
-			continue
-		}
-		d := cu.DIE(dwarfread.TagID(i))
+	for x, i := range k.die {
+		k.at[x] = int32(len(k.edges))
 		var h uint64
+		var tag dwarf.Tag
 		if k.plans != nil {
-			h = k.labelPlan(tags, vals, int32(i), lang)
+			p := &k.plans[tags[i].Abbrev]
+			h = k.labelPlan(tags, vals, i, lang)
+			tag = dwarf.Tag(p.tag)
+			if p.declFlag > 0 && vals[tags[i].Vals+uint32(p.declFlag)-1] != 0 {
+				k.st[x].decl = true
+			}
 		} else {
+			d := cu.DIE(dwarfread.TagID(i))
 			h = k.label(d, lang)
+			tag = d.Tag()
+			switch tag {
+			case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType:
+				if a, ok := d.Attr(dwarf.AttrDeclaration); ok && a.Flag() {
+					k.st[x].decl = true
+				}
+			}
 		}
-		switch d.Tag() {
+		h = mixKey(h, 0xd)
+		switch tag {
 		case dwarf.TagArrayType:
 			h = mixKey(h, intLabel)
-		case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType:
-			if a, ok := d.Attr(dwarf.AttrDeclaration); ok && a.Flag() {
-				k.decl[i] = true
-			}
-			if d.Tag() == dwarf.TagEnumerationType && d.FirstChild().ID() == dwarfread.NoTag {
-				k.decl[i] = true
+		case dwarf.TagEnumerationType:
+			if tags[i].FirstChild == dwarfread.NoTag {
+				k.st[x].decl = true
 			}
 		}
-		k.lh[i] = h
+		k.st[x].lh = h
 	}
-	k.at[n] = int32(len(k.edges))
+	k.at[nn] = int32(len(k.edges))
 	k.next = 1 // index 0: not visited (as resize leaves it)
-	for i := range n {
-		if k.node[i] && k.index[i] == 0 {
-			k.strong(int32(i))
+	for x := range nn {
+		if k.st[x].index == 0 {
+			k.strong(int32(x))
 		}
+	}
+	for x, i := range k.die {
+		k.keys[i], k.decl[i] = k.st[x].key, k.st[x].decl
 	}
 	return k.keys, k.decl
 }
@@ -195,166 +223,199 @@ func mixKey(h, v uint64) uint64 {
 }
 
 // label hashes d and its descendants that are not types, appending the
-// edges it meets. Words are folded in with one multiply each (acc) and
-// mixed once at the end: most of the key's cost is here.
+// edges it meets, as labelPlan does through plans: the DIE's shape (tag,
+// attributes and how each is read, planHash) first, then the values.
+// Words are folded in with one multiply each (acc), children's labels
+// closed by a word, and Unit mixes the whole once: most of the key's cost
+// is here.
 func (k *ClosureKeys) label(d dwarfread.DIE, h uint64) uint64 {
-	h = acc(h, uint64(d.Tag()))
 	n := d.NumAttrs()
+	ph := planStart(uint16(d.Tag()))
 	for j := 0; j < n; j++ {
 		a := d.AttrAt(j)
-		switch a.At {
-		case dwarf.AttrSibling, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrDeclColumn:
+		if !keyIgnored(a.At) {
+			ph = planAdd(ph, uint16(a.At), opKind(a.Form))
+		}
+	}
+	h = acc(h, planEnd(ph))
+	for j := 0; j < n; j++ {
+		a := d.AttrAt(j)
+		if keyIgnored(a.At) {
 			continue
 		}
-		// The attribute and what its value is (not its form: units
-		// write one constant in different forms, implicit_const among
-		// them, as their abbreviations have it).
-		h = acc(h, uint64(a.At)<<8)
-		h = k.attrSlow(a, h)
+		switch opKind(a.Form) {
+		case opRef:
+			k.edge(a)
+		case opStrp, opFlag, opData:
+			h = acc(h, a.Val)
+		default:
+			h = k.attrSlow(a, acc(h, uint64(a.At)<<8))
+		}
 	}
 	for c := d.FirstChild(); c.ID() != dwarfread.NoTag; c = c.NextSibling() {
-		if k.node[c.ID()] {
+		if x := k.nodes.find(c.Offset()); x >= 0 {
 			h = acc(h, 0xe)
-			k.edges = append(k.edges, int32(c.ID()))
+			k.edges = append(k.edges, x)
 			continue
 		}
 		h = k.label(c, acc(h, 0xc))
 	}
-	return mixKey(h, 0xd)
+	return acc(h, 0xd)
+}
+
+// keyIgnored reports the attributes the encoder never reads for a type.
+func keyIgnored(at dwarf.Attr) bool {
+	switch at {
+	case dwarf.AttrSibling, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrDeclColumn:
+		return true
+	}
+	return false
 }
 
 // attrSlow folds attribute a's value into h (after its name), or
 // appends its edge.
 func (k *ClosureKeys) attrSlow(a dwarfread.Attr, h uint64) uint64 {
-	{
-		switch a.Form {
-		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-			k.edge(a)
-			return h
-		case keyFormStrp:
-			return acc(acc(h, 1), a.Val)
-		case keyFormFlag, keyFormFlagPresent:
-			return acc(acc(h, 3), a.Val)
-		}
-		if keyDataForm(a.Form) {
-			// A data form's value is the constant (also where DWARF 2
-			// and 3 call it a section offset: the same offset is the
-			// same data).
-			return acc(acc(h, 4), a.Val)
-		}
-		switch cl := a.Class(); {
-		case cl == dwarf.ClassReference:
-			k.edge(a)
-		case cl == dwarf.ClassString && a.Form != formGNUStrpAlt:
-			if off, ok := a.DebugStrOffset(); ok {
-				h = acc(acc(h, 1), off)
-			} else if s, err := a.String(); err == nil && a.Form == keyFormString {
-				h = acc(h, 2)
-				for i := 0; i < len(s); i++ {
-					h = acc(h, uint64(s[i]))
-				}
-			} else {
-				k.edges = append(k.edges, -1)
+	switch a.Form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+		k.edge(a)
+		return h
+	case keyFormStrp:
+		return acc(acc(h, 1), a.Val)
+	case keyFormFlag, keyFormFlagPresent:
+		return acc(acc(h, 3), a.Val)
+	}
+	if keyDataForm(a.Form) {
+		// A data form's value is the constant (also where DWARF 2
+		// and 3 call it a section offset: the same offset is the
+		// same data).
+		return acc(acc(h, 4), a.Val)
+	}
+	switch cl := a.Class(); {
+	case cl == dwarf.ClassReference:
+		k.edge(a)
+	case cl == dwarf.ClassString && a.Form != formGNUStrpAlt:
+		if off, ok := a.DebugStrOffset(); ok {
+			h = acc(acc(h, 1), off)
+		} else if s, err := a.String(); err == nil && a.Form == keyFormString {
+			h = acc(h, 2)
+			for i := 0; i < len(s); i++ {
+				h = acc(h, uint64(s[i]))
 			}
-		case cl == dwarf.ClassExprLoc || cl == dwarf.ClassBlock:
-			b := a.Block()
-			h = acc(acc(h, 5), uint64(len(b)))
-			for _, c := range b {
-				h = acc(h, uint64(c))
-			}
-		default:
-			k.edges = append(k.edges, -1) // not understood: no key
+		} else {
+			k.edges = append(k.edges, -1)
 		}
+	case cl == dwarf.ClassExprLoc || cl == dwarf.ClassBlock:
+		b := a.Block()
+		h = acc(acc(h, 5), uint64(len(b)))
+		for _, c := range b {
+			h = acc(h, uint64(c))
+		}
+	default:
+		k.edges = append(k.edges, -1) // not understood: no key
 	}
 	return h
 }
 
-// acc folds v into h (FNV-1a's step on a word); label mixes the result.
+// acc folds v into h (FNV-1a's step on a word); whoever ends a sequence
+// mixes the result (mixKey).
 func acc(h, v uint64) uint64 { return (h ^ v) * 0x100000001b3 }
 
 // edge appends the target of reference a: a type DIE of the unit, or -1
 // (no key) for anything else, references by section offset included.
 func (k *ClosureKeys) edge(a dwarfread.Attr) {
-	t, ok := k.cu.Lookup(a.Ref())
-	if ok && a.Form != formRefAddr && k.node[t] {
-		k.edges = append(k.edges, int32(t))
+	if a.Form != formRefAddr {
+		k.ref(a.Ref())
 	} else {
 		k.edges = append(k.edges, -1)
 	}
 }
 
+// ref appends the node at off, or -1 if off is no type DIE of the unit.
+func (k *ClosureKeys) ref(off dwarfread.DIEOff) {
+	k.edges = append(k.edges, k.nodes.find(off))
+}
+
+// strong is Tarjan's walk from node x. It hashes x's key as it goes, on
+// the chance that x is a component of its own (most are): each target is
+// then done, or x itself. Targets' keys, already mixed, are folded in
+// with acc and the sum mixed once.
 func (k *ClosureKeys) strong(x int32) {
-	k.index[x], k.low[x] = k.next, k.next
+	sx := &k.st[x] // k.st stays put during the walk
+	sx.index, sx.low = k.next, k.next
 	k.next++
 	k.stack = append(k.stack, x)
-	k.on[x] = true
+	sx.on = true
+	h, bad, decl, loop := sx.lh, false, sx.decl, false
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		if y < 0 {
+			bad = true
 			continue
 		}
-		if k.index[y] == 0 {
+		sy := &k.st[y]
+		if sy.index == 0 {
 			k.strong(y)
-			k.low[x] = min(k.low[x], k.low[y])
-		} else if k.on[y] {
-			k.low[x] = min(k.low[x], k.index[y])
+			sx.low = min(sx.low, sy.low)
+		} else if sy.on {
+			sx.low = min(sx.low, sy.index)
+			loop = loop || y == x
+		}
+		if sy.key != 0 {
+			h = acc(h, sy.key)
+			decl = decl || sy.decl
+		} else {
+			bad = true
 		}
 	}
-	if k.low[x] != k.index[x] {
+	if sx.low != sx.index {
 		return
 	}
 	j := len(k.stack) - 1
+	if k.stack[j] == x && !loop {
+		// A component of one node and no loop: its key is h.
+		k.stack = k.stack[:j]
+		sx.on = false
+		sx.decl = decl
+		sx.key = mixKey(h, 0x1f) | 1
+		if bad {
+			sx.key = 0
+			k.Unkeyed++
+		}
+		return
+	}
 	for k.stack[j] != x {
 		j--
 	}
 	comp := k.stack[j:]
 	for _, m := range comp {
-		k.on[m] = false
+		k.st[m].on = false
 	}
 	k.hashComp(comp)
 	k.stack = k.stack[:j]
 }
 
-// hashComp gives the members of one component their keys; the
-// components they reach have theirs.
+// hashComp gives the members of one component (of a cycle) their keys;
+// the components they reach have theirs.
 func (k *ClosureKeys) hashComp(comp []int32) {
-	if len(comp) == 1 && !slices.Contains(k.edges[k.at[comp[0]]:k.at[comp[0]+1]], comp[0]) {
-		x := comp[0]
-		h, bad := k.lh[x], false
-		for _, y := range k.edges[k.at[x]:k.at[x+1]] {
-			if y < 0 || k.keys[y] == 0 {
-				bad = true
-				continue
-			}
-			h = mixKey(h, k.keys[y])
-			k.decl[x] = k.decl[x] || k.decl[y]
-		}
-		k.keys[x] = h | 1
-		if bad {
-			k.keys[x] = 0
-			k.Unkeyed++
-		}
-		return
-	}
 	root := k.uniqueRoot(comp)
 	if root < 0 {
 		for _, m := range comp {
-			k.keys[m] = 0
+			k.st[m].key = 0
 		}
 		k.Unkeyed += len(comp)
 		return
 	}
 	for _, m := range comp {
-		k.num[m] = -3 // a member not met yet
+		k.st[m].num = -3 // a member not met yet
 	}
 	w := compWalk{k: k, h: 0x51}
 	w.walk(root)
 	for _, m := range comp {
-		k.keys[m] = mixKey(w.h, uint64(k.num[m]-1)) | 1
-		k.decl[m] = w.decl
+		k.st[m].key = mixKey(w.h, uint64(k.st[m].num-1)) | 1
+		k.st[m].decl = w.decl
 		if w.bad {
-			k.keys[m] = 0
+			k.st[m].key = 0
 		}
-		k.num[m] = 0
+		k.st[m].num = 0
 	}
 	if w.bad {
 		k.Unkeyed += len(comp)
@@ -366,7 +427,7 @@ func (k *ClosureKeys) hashComp(comp []int32) {
 func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 	k.hs = k.hs[:0]
 	for _, m := range comp {
-		k.hs = append(k.hs, k.lh[m])
+		k.hs = append(k.hs, k.st[m].lh)
 	}
 	slices.Sort(k.hs)
 	for j, h := range k.hs {
@@ -374,7 +435,7 @@ func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 			continue
 		}
 		for _, m := range comp {
-			if k.lh[m] == h {
+			if k.st[m].lh == h {
 				return m
 			}
 		}
@@ -382,7 +443,9 @@ func (k *ClosureKeys) uniqueRoot(comp []int32) int32 {
 	return -1
 }
 
-// compWalk is the canonical walk of one component.
+// compWalk is the canonical walk of one component. Its words are folded
+// with acc (labels and keys are mixed already); hashComp mixes the sum
+// into each member's key.
 type compWalk struct {
 	k         *ClosureKeys
 	h         uint64
@@ -392,23 +455,23 @@ type compWalk struct {
 
 func (w *compWalk) walk(x int32) {
 	k := w.k
-	k.num[x] = w.n + 1
+	k.st[x].num = w.n + 1
 	w.n++
-	w.h = mixKey(w.h, k.lh[x])
-	w.decl = w.decl || k.decl[x]
+	w.h = acc(w.h, k.st[x].lh)
+	w.decl = w.decl || k.st[x].decl
 	for _, y := range k.edges[k.at[x]:k.at[x+1]] {
 		switch {
 		case y < 0:
 			w.bad = true
-		case k.num[y] > 0:
-			w.h = mixKey(w.h, 0xb0000000|uint64(k.num[y]-1))
-		case k.num[y] == -3:
-			w.h = mixKey(w.h, 0xf)
+		case k.st[y].num > 0:
+			w.h = acc(w.h, 0xb0000000|uint64(k.st[y].num-1))
+		case k.st[y].num == -3:
+			w.h = acc(w.h, 0xf)
 			w.walk(y)
 		default:
-			w.h = mixKey(w.h, k.keys[y])
-			w.bad = w.bad || k.keys[y] == 0
-			w.decl = w.decl || k.decl[y]
+			w.h = acc(w.h, k.st[y].key)
+			w.bad = w.bad || k.st[y].key == 0
+			w.decl = w.decl || k.st[y].decl
 		}
 	}
 }

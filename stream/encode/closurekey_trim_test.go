@@ -28,8 +28,8 @@ func TestClosureKeysTrim(t *testing.T) {
 				break
 			}
 			want, wantDecl := kept.Unit(cu)
-			kept.Trim(cap(kept.lh)) // not above the bound: kept
-			if kept.lh == nil {
+			kept.Trim(cap(kept.keys)) // not above the bound: kept
+			if kept.keys == nil {
 				t.Errorf("%s: Trim at the arrays' size dropped them", obj)
 			}
 			got, gotDecl := trimmed.Unit(cu)
@@ -39,7 +39,7 @@ func TestClosureKeysTrim(t *testing.T) {
 				}
 			}
 			trimmed.Trim(0)
-			if trimmed.lh != nil || trimmed.keys != nil {
+			if trimmed.st != nil || trimmed.keys != nil {
 				t.Errorf("%s: Trim(0) kept the arrays", obj)
 			}
 			units++

@@ -157,6 +157,7 @@ func (w *Worker) SetClassTable(t *ClassTable) {
 // declaration-free types that are converted.
 func (w *Worker) markImports(c *cuConv, b *Batch) {
 	keys, decl := w.keys.Unit(c.t.cu)
+	c.keyed = w.keys // of this unit: emit finds types through its nodes
 	c.imp = resize(c.imp, len(keys))
 	tab := w.classes
 	// The count first, then the table (SetResolutions).

@@ -226,7 +226,7 @@ func (w *Worker) encode(cu *dwarfread.CU, into *Batch, mark func(*cuConv, *Batch
 	c.names, c.funcSyms, c.rel = w.names, w.funcSyms, e.funcs.rel
 	c.index.Arrays = b.Index.Arrays
 	c.collect()
-	c.imp, c.imports = c.imp[:0], 0
+	c.imp, c.imports, c.keyed = c.imp[:0], 0, nil
 	if mark != nil && !t.annots && len(c.tags) == 0 {
 		mark(c, b)
 	}

@@ -123,7 +123,13 @@ func (c *cuConv) shapeType(m int32, sh dieShape, v []uint64) btf.TypeID {
 	case shapeAttr:
 		return c.typeOfAttr(m)
 	}
-	if j, ok := c.t.cu.Lookup(dwarfread.DIEOff(v[sh.typ-1])); ok {
+	off := dwarfread.DIEOff(v[sh.typ-1])
+	if c.keyed != nil {
+		if j := c.keyed.typeDIE(off); j >= 0 {
+			return c.idOf[j]
+		}
+	}
+	if j, ok := c.t.cu.Lookup(off); ok {
 		return c.idOf[j]
 	}
 	return 0

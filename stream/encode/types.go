@@ -62,6 +62,9 @@ type cuConv struct {
 	// (closureskip.go); empty when nothing is.
 	imp     []btf.TypeID
 	imports int
+	// keyed: the unit's closure keys, when computed (markImports): its
+	// index of the unit's types finds DW_AT_type targets for shapeType.
+	keyed *ClosureKeys
 }
 
 func newCUConv(t *encTree, out *btf.Spec, feat Features, le bool, addr uint32) *cuConv {
