@@ -188,14 +188,11 @@ func (w *Worker) markImports(c *cuConv, b *Batch) {
 			}
 		}
 	}
-	if w.record {
-		w.keys.Trim(keysKeptDIEs)
-	}
 }
 
 // keysKeptDIEs is the most DIEs a worker above one job keeps its
 // ClosureKeys' arrays sized for between units (ClosureKeys.Trim): 1.1 MB.
-const keysKeptDIEs = 1 << 15
+var keysKeptDIEs = 1 << 15 // a var for tests
 
 // keyIDs turns the node indices markImports left in b.Keys and b.Checks
 // into batch ids, once emit has numbered the types.

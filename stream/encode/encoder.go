@@ -249,5 +249,10 @@ func (w *Worker) encode(cu *dwarfread.CU, into *Batch, mark func(*cuConv, *Batch
 	if t.foreignErr != nil {
 		return nil, t.foreignErr
 	}
+	if c.keyed != nil && w.record {
+		// Only now: emit, funcs and vars find types through c.keyed.
+		c.keyed = nil
+		w.keys.Trim(keysKeptDIEs)
+	}
 	return b, nil
 }
