@@ -32,15 +32,19 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 	// cannot make the arena explode.
 	valLimit := 32*len(b.data) + 1<<16
 	le := cu.order == binary.LittleEndian
-	// Lookup's index is filled as the tags are made (idx[bk] is the first
-	// tag at or after bk<<byOffShift in the unit), not in a pass over them afterwards.
-	var byOff []uint32
+	// Lookup's index is filled as the tags are made (offBucket), not in a
+	// pass over them afterwards.
+	var byOff []offBucket
 	bk := 0
 	if !one {
 		byOff = cu.offIndex()
 		for i := range tags {
-			for ; bk < len(byOff) && uint64(bk)<<byOffShift <= uint64(tags[i].Off)-cu.hdr.off; bk++ {
-				byOff[bk] = uint32(i)
+			rel := uint32(uint64(tags[i].Off) - cu.hdr.off)
+			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= rel; bk++ {
+				byOff[bk] = offBucket{first: uint32(i)}
+			}
+			if j := rel >> byOffShift; int(j) < len(byOff) {
+				byOff[j].mark(rel)
 			}
 		}
 	}
@@ -68,8 +72,13 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 			return formatErr(cu.secName, uint64(base+off), "unknown abbreviation code %d", code)
 		}
 		id := arena.TagID(len(tags))
-		for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
-			byOff[bk] = uint32(id)
+		if byOff != nil {
+			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
+				byOff[bk] = offBucket{first: uint32(id)}
+			}
+			if j := off >> byOffShift; int(j) < len(byOff) {
+				byOff[j].mark(off)
+			}
 		}
 		tags = append(tags, arena.Tag{
 			Off:         arena.DIEOff(base + off),
@@ -122,7 +131,7 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		return nil
 	}
 	for ; bk < len(byOff); bk++ {
-		byOff[bk] = uint32(len(tags))
+		byOff[bk] = offBucket{first: uint32(len(tags))}
 	}
 	cu.byOff, cu.byOffTags = byOff, len(tags)
 	return nil
