@@ -121,7 +121,7 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		vals = vals[:vi+n]
 		specs := t.specs[d.first : d.first+d.n]
 		if le && d.loads != 0 && d.fixed != ^uint32(0) && end-pos >= 8 && d.fixed <= end-pos-8 {
-			pos += decodeFixedLE(data[pos:], specs, vals[vi:], uint64(base))
+			pos = decodeFixedLE(data, pos, specs, vals, vi, uint64(base))
 		} else if pos, err = cu.decodeVals(data, pos, specs, vals[vi:], d.fixed, uint32(vi)); err != nil {
 			break
 		}
@@ -185,21 +185,22 @@ var sizeMask = [16]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 
 // each value is one 8-byte load masked to its size, plus the unit's base
 // for a reference, plus the abbreviation's constant (implicit_const,
 // flag_present). No switch per attribute: about a third of
-// decodeFixed's instructions. It returns the DIE's size.
+// decodeFixed's instructions. The DIE's values start at data[pos] and go
+// to vals[vi:]; it returns the position after them.
 //
 // It is kept out of decodeDIEs: inlined there, the loop had no registers
 // left and reloaded six of decodeDIEs' values from the stack at every
 // value (38 instructions a value on the 6.12 vmlinux, against 13 here).
 //
 //go:noinline
-func decodeFixedLE(d []byte, specs []attrSpec, v []uint64, base uint64) uint32 {
-	v = v[:len(specs)]
-	q := 0
+func decodeFixedLE(data []byte, pos uint32, specs []attrSpec, vals []uint64, vi int, base uint64) uint32 {
+	v := vals[vi : vi+len(specs)]
+	q := int(pos)
 	for i := range specs {
 		sp := &specs[i]
 		size := int(sp.size) & 15 // read once: the store to v could alias
 		// An array view of the 8 bytes: one bounds check, one load.
-		x := binary.LittleEndian.Uint64((*[8]byte)(d[q : q+8])[:])
+		x := binary.LittleEndian.Uint64((*[8]byte)(data[q : q+8])[:])
 		v[i] = x&sizeMask[size] + base*uint64(sp.ref) + uint64(sp.implicit)
 		q += size
 	}
