@@ -45,17 +45,12 @@ type CU struct {
 	budget   *spill.Budget // accounts reserved while the CU lives (nil: none)
 	reserved int64
 
-	// byOff indexes the tags by offset for Lookup: byOff[b] is the first
-	// tag whose offset in the unit is at least b<<byOffShift (built on the
-	// first Lookup, for byOffTags tags).
-	byOff     []uint32
+	// byOff indexes the tags by offset for Lookup: byOff[b] covers the
+	// unit's bytes b<<byOffShift to (b+1)<<byOffShift (built on the first
+	// Lookup, for byOffTags tags).
+	byOff     []offBucket
 	byOffTags int
 }
-
-// byOffShift sizes Lookup's buckets: 64 bytes of the unit, a handful of
-// DIEs (a vmlinux averages 10 bytes a DIE); the index costs 4 bytes per
-// bucket, a 16th of the unit's size.
-const byOffShift = 6
 
 func (cu *CU) key() abbrevKey {
 	return abbrevKey{off: cu.hdr.abbrevOff, addrSize: cu.hdr.addrSize, is64: cu.hdr.is64, version: cu.hdr.version}
@@ -81,8 +76,10 @@ func (cu *CU) release(keep bool) {
 	if cu.arena != nil {
 		if keep {
 			cu.f.pool.Put(cu.arena)
+			cu.f.offIndexes.put(cu.byOff)
 		}
 		cu.arena = nil
+		cu.byOff, cu.byOffTags = nil, 0
 	}
 	if cu.budget != nil {
 		cu.budget.Return(cu.reserved)
@@ -175,60 +172,6 @@ func (cu *CU) DIE(id TagID) DIE { return DIE{cu: cu, id: id} }
 
 // Root returns the unit DIE.
 func (cu *CU) Root() DIE { return DIE{cu: cu, id: 0} }
-
-// Lookup returns the id of the DIE at section offset off, if it is in
-// this unit. Tags are sorted by offset: an index of the first tag per 64
-// bytes of the unit leaves a few to look at (a binary search over the
-// whole unit missed the cache at most of its probes: this is the
-// encoder's hottest lookup, every DW_AT_type).
-func (cu *CU) Lookup(off DIEOff) (TagID, bool) {
-	tags := cu.arena.Tags
-	if cu.byOffTags != len(tags) {
-		cu.indexOffsets()
-	}
-	rel := uint64(off) - cu.hdr.off
-	if uint64(off) < cu.hdr.off || rel>>byOffShift >= uint64(len(cu.byOff)-1) {
-		return NoTag, false
-	}
-	b := rel >> byOffShift
-	for i, end := cu.byOff[b], cu.byOff[b+1]; i < end; i++ {
-		if o := tags[i].Off; o >= off {
-			if o == off {
-				return TagID(i), true
-			}
-			break
-		}
-	}
-	return NoTag, false
-}
-
-// offIndex returns room for Lookup's index of the unit.
-func (cu *CU) offIndex() []uint32 {
-	n := int(cu.hdr.total>>byOffShift) + 2
-	if cap(cu.byOff) < n {
-		cu.byOff = make([]uint32, n)
-	}
-	return cu.byOff[:n]
-}
-
-// indexOffsets builds Lookup's index of the tags decoded so far (decodeDIEs
-// builds it for a whole unit as it goes).
-func (cu *CU) indexOffsets() {
-	tags := cu.arena.Tags
-	idx := cu.offIndex()
-	n := len(idx)
-	b := 0
-	for i := range tags {
-		rel := uint64(tags[i].Off) - cu.hdr.off
-		for ; b < n && uint64(b)<<byOffShift <= rel; b++ {
-			idx[b] = uint32(i)
-		}
-	}
-	for ; b < n; b++ {
-		idx[b] = uint32(len(tags))
-	}
-	cu.byOff, cu.byOffTags = idx, len(tags)
-}
 
 // Contains reports whether a section offset lies inside this unit.
 func (cu *CU) Contains(off DIEOff) bool {

@@ -10,12 +10,18 @@ import (
 // decodeDIEs decodes the DIEs of a unit from a.Bytes[start:] into a.Tags
 // and a.Vals. It performs no allocation besides growing the arena's slices,
 // and stops after the first DIE when one is true (the language peek).
+//
+// The loop keeps its position in a local and leaves everything but the
+// common DIE (a one-byte code, a dense table, fixed-size values in a
+// little-endian unit) to functions it calls: with a buf and the rare paths
+// inline, it kept too few registers and spent about half of its 240
+// instructions a DIE on the 6.12 vmlinux reloading its own variables.
 func (cu *CU) decodeDIEs(start uint32, one bool) error {
 	a := cu.arena
 	t := cu.table
 	base := uint32(cu.hdr.off)
-	b := makeBuf(cu.secName, cu.hdr.off, cu.order, a.Bytes)
-	b.pos = start
+	data := a.Bytes
+	pos := start
 	tags := a.Tags
 	vals := a.Vals
 	parent, last := arena.NoTag, arena.NoTag
@@ -26,31 +32,41 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 			parent, last = 0, arena.NoTag
 		}
 	}
-	end := uint32(len(b.data))
+	end := uint32(len(data))
 	// Zero-size forms (flag_present, implicit_const) let a 1-byte DIE
 	// carry many values; bound them by the unit size so corrupt input
 	// cannot make the arena explode.
-	valLimit := 32*len(b.data) + 1<<16
+	valLimit := 32*len(data) + 1<<16
 	le := cu.order == binary.LittleEndian
-	// Lookup's index is filled as the tags are made (idx[bk] is the first
-	// tag at or after bk<<byOffShift in the unit), not in a pass over them afterwards.
-	var byOff []uint32
+	decls := t.decls
+	if !t.dense {
+		decls = nil // every code goes through t.lookup
+	}
+	// Lookup's index is filled as the tags are made (offBucket), not in a
+	// pass over them afterwards.
+	var byOff []offBucket
 	bk := 0
 	if !one {
 		byOff = cu.offIndex()
 		for i := range tags {
-			for ; bk < len(byOff) && uint64(bk)<<byOffShift <= uint64(tags[i].Off)-cu.hdr.off; bk++ {
-				byOff[bk] = uint32(i)
+			rel := uint32(uint64(tags[i].Off) - cu.hdr.off)
+			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= rel; bk++ {
+				byOff[bk] = offBucket{first: uint32(i)}
+			}
+			if j := rel >> byOffShift; int(j) < len(byOff) {
+				byOff[j].mark(rel)
 			}
 		}
 	}
-	for b.pos < end {
-		off := b.pos
-		code := uint64(b.data[b.pos])
-		if code < 0x80 {
-			b.pos++
-		} else {
-			code = b.uleb()
+	var err error
+	for pos < end {
+		off := pos
+		code := uint64(data[pos])
+		pos++
+		if code >= 0x80 {
+			if code, pos, err = cu.ulebAt(data, off); err != nil {
+				break
+			}
 		}
 		if code == 0 {
 			if parent != arena.NoTag {
@@ -59,17 +75,26 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 			}
 			continue
 		}
-		d, idx, ok := t.lookup(code)
-		if !ok {
-			if b.err != nil {
+		var d *abbrevDecl
+		var idx uint32
+		if code-1 < uint64(len(decls)) {
+			idx = uint32(code - 1)
+			d = &decls[idx]
+		} else {
+			var ok bool
+			if d, idx, ok = t.lookup(code); !ok {
+				err = formatErr(cu.secName, uint64(base+off), "unknown abbreviation code %d", code)
 				break
 			}
-			a.Tags, a.Vals = tags, vals
-			return formatErr(cu.secName, uint64(base+off), "unknown abbreviation code %d", code)
 		}
 		id := arena.TagID(len(tags))
-		for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
-			byOff[bk] = uint32(id)
+		if byOff != nil {
+			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
+				byOff[bk] = offBucket{first: uint32(id)}
+			}
+			if j := off >> byOffShift; int(j) < len(byOff) {
+				byOff[j].mark(off)
+			}
 		}
 		tags = append(tags, arena.Tag{
 			Off:         arena.DIEOff(base + off),
@@ -86,23 +111,19 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		}
 		n := int(d.n)
 		if len(vals)+n > valLimit {
-			a.Tags, a.Vals = tags, vals
-			return formatErr(cu.secName, uint64(base+off), "too many attribute values for a unit of %d bytes", len(b.data))
+			err = formatErr(cu.secName, uint64(base+off), "too many attribute values for a unit of %d bytes", len(data))
+			break
 		}
-		vals = slices.Grow(vals, n)
-		v := vals[len(vals) : len(vals)+n]
-		vals = vals[:len(vals)+n]
+		if cap(vals)-len(vals) < n {
+			vals = slices.Grow(vals, n)
+		}
+		vi := len(vals)
+		vals = vals[:vi+n]
 		specs := t.specs[d.first : d.first+d.n]
-		if d.fixed != ^uint32(0) && b.remaining() >= d.fixed {
-			if le && d.loads != 0 && b.remaining() >= d.fixed+8 {
-				decodeFixedLE(&b, specs, v, uint64(base))
-			} else {
-				decodeFixed(&b, specs, v, base)
-			}
-		} else {
-			for i := range specs {
-				v[i] = cu.decodeAttr(&b, &specs[i], specs[i].op, uint32(len(vals)-n+i), base)
-			}
+		if le && d.loads != 0 && d.fixed != ^uint32(0) && end-pos >= 8 && d.fixed <= end-pos-8 {
+			pos = decodeFixedLE(data, pos, specs, vals, vi, uint64(base))
+		} else if pos, err = cu.decodeVals(data, pos, specs, vals[vi:], d.fixed, uint32(vi)); err != nil {
+			break
 		}
 		if d.children != 0 {
 			parent, last = id, arena.NoTag
@@ -114,18 +135,46 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		}
 	}
 	a.Tags, a.Vals = tags, vals
-	if b.err != nil {
-		return b.err
+	if err != nil {
+		return err
 	}
 	if one {
-		cu.next = b.pos
+		cu.next = pos
 		return nil
 	}
 	for ; bk < len(byOff); bk++ {
-		byOff[bk] = uint32(len(tags))
+		byOff[bk] = offBucket{first: uint32(len(tags))}
 	}
 	cu.byOff, cu.byOffTags = byOff, len(tags)
 	return nil
+}
+
+// ulebAt reads the ULEB128 abbreviation code at data[pos:] (decodeDIEs
+// reads one-byte codes itself).
+func (cu *CU) ulebAt(data []byte, pos uint32) (uint64, uint32, error) {
+	b := makeBuf(cu.secName, cu.hdr.off, cu.order, data)
+	b.pos = pos
+	code := b.uleb()
+	return code, b.pos, b.err
+}
+
+// decodeVals decodes the values of a DIE at data[pos:] that decodeFixedLE
+// does not take (a big-endian unit, variable-size forms, the unit's last 8
+// bytes) into v, the values from index vi of the arena on, and returns the
+// position after them. fixed is the abbreviation's fixed size (^0: not
+// all fixed-size).
+func (cu *CU) decodeVals(data []byte, pos uint32, specs []attrSpec, v []uint64, fixed, vi uint32) (uint32, error) {
+	b := makeBuf(cu.secName, cu.hdr.off, cu.order, data)
+	b.pos = pos
+	base := uint32(cu.hdr.off)
+	if fixed != ^uint32(0) && b.remaining() >= fixed {
+		decodeFixed(&b, specs, v, base)
+	} else {
+		for i := range specs {
+			v[i] = cu.decodeAttr(&b, &specs[i], specs[i].op, vi+uint32(i), base)
+		}
+	}
+	return b.pos, b.err
 }
 
 // sizeMask keeps the low size bytes of a little-endian 8-byte load.
@@ -136,18 +185,26 @@ var sizeMask = [16]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 
 // each value is one 8-byte load masked to its size, plus the unit's base
 // for a reference, plus the abbreviation's constant (implicit_const,
 // flag_present). No switch per attribute: about a third of
-// decodeFixed's instructions.
-func decodeFixedLE(b *buf, specs []attrSpec, v []uint64, base uint64) {
-	d := b.data[b.pos:]
-	v = v[:len(specs)]
-	p := uint32(0)
+// decodeFixed's instructions. The DIE's values start at data[pos] and go
+// to vals[vi:]; it returns the position after them.
+//
+// It is kept out of decodeDIEs: inlined there, the loop had no registers
+// left and reloaded six of decodeDIEs' values from the stack at every
+// value (38 instructions a value on the 6.12 vmlinux, against 13 here).
+//
+//go:noinline
+func decodeFixedLE(data []byte, pos uint32, specs []attrSpec, vals []uint64, vi int, base uint64) uint32 {
+	v := vals[vi : vi+len(specs)]
+	q := int(pos)
 	for i := range specs {
 		sp := &specs[i]
-		x := binary.LittleEndian.Uint64(d[p:]) & sizeMask[sp.size&15]
-		v[i] = x + base*uint64(sp.ref) + uint64(sp.implicit)
-		p += uint32(sp.size)
+		size := int(sp.size) & 15 // read once: the store to v could alias
+		// An array view of the 8 bytes: one bounds check, one load.
+		x := binary.LittleEndian.Uint64((*[8]byte)(data[q : q+8])[:])
+		v[i] = x&sizeMask[size] + base*uint64(sp.ref) + uint64(sp.implicit)
+		q += size
 	}
-	b.pos += p
+	return uint32(q)
 }
 
 // decodeFixed decodes a run of fixed-size attributes whose total size was

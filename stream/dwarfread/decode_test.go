@@ -22,6 +22,9 @@ func TestSizes(t *testing.T) {
 	if s := unsafe.Sizeof(abbrevDecl{}); s != 16 {
 		t.Errorf("sizeof(abbrevDecl) = %d, want 16", s)
 	}
+	if s := unsafe.Sizeof(offBucket{}); s != 12 {
+		t.Errorf("sizeof(offBucket) = %d, want 12", s)
+	}
 }
 
 // newFile opens the DWARF of an ELF file held by r.

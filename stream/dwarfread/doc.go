@@ -68,10 +68,11 @@
 // # Invariants
 //
 //   - Tags of a CU are in section order; a parent's id is smaller than its
-//     children's; CU.Lookup is a binary search over offsets.
+//     children's; CU.Lookup reads one offBucket: the first tag of 64 bytes
+//     of the unit and a bit per byte where a DIE starts (offindex.go).
 //   - A CU, its DIEs, Attrs and any []byte they returned are valid until
 //     cu.Release().
-//   - Hot structs (arena.Tag, attrSpec, abbrevDecl) hold no pointers, int or
+//   - Hot structs (arena.Tag, attrSpec, abbrevDecl, offBucket) hold no pointers, int or
 //     string; their sizes are written beside them and tested.
 //   - Malformed input returns an *elffile.Error naming file, section and
 //     offset and wrapping elffile.ErrFormat or elffile.ErrUnsupported; the

@@ -29,7 +29,7 @@ func TestLookupEveryDIE(t *testing.T) {
 				if cu.byOffTags != len(tags) {
 					t.Fatalf("unit @%#x: index of %d tags after Decode, want %d", cu.Offset(), cu.byOffTags, len(tags))
 				}
-				built := append([]uint32(nil), cu.byOff...)
+				built := append([]offBucket(nil), cu.byOff...)
 				cu.indexOffsets()
 				if !slices.Equal(built, cu.byOff) {
 					t.Fatalf("unit @%#x: Decode's offset index %v, indexOffsets' %v", cu.Offset(), built, cu.byOff)
