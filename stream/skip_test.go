@@ -23,9 +23,6 @@ func TestSkipClosures(t *testing.T) {
 		if env != "" {
 			t.Setenv(env, map[string]string{"BTFSTREAM_SKIP": "0", "BTFSTREAM_SKIPCHECK": "1"}[env])
 		}
-		if jobs > 1 && env != "BTFSTREAM_SKIP" {
-			t.Setenv("BTFSTREAM_SKIP", "all") // off by default above one job
-		}
 		opts := DefaultEncodeOptions()
 		opts.Jobs = jobs
 		if opts.Features, err = ParseFeatures(kbuildFeatures); err != nil {

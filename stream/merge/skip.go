@@ -60,21 +60,20 @@ func withImports(table func(btf.TypeID) btf.TypeID) func(btf.TypeID) btf.TypeID 
 }
 
 // SkipsAt reports whether workers of a pipeline of jobs should skip
-// closures (Worker.SetClassTable): at one job, and at more only with
-// BTFSTREAM_SKIP=all. Above one job closures with declarations are
-// skipped too, and a stale batch's unit is encoded again skipping its
-// declaration-free imports (stream/pipeline_skip.go, Restale). Off by
-// default above one job: on the 6.12 vmlinux -j2 it saves 5.6% of
-// instructions (callgrind, GOMAXPROCS=2: 36.69G -> 34.63G; decl-free
-// closures alone 37.00G), while CPU time on this host's 2 cores (under
-// load 11-14) moved within its noise: user+sys 9.18 -> 9.02 s mean of 6
-// alternating pairs on 6.12 (paired differences -0.90..+0.84 s), 11.76
-// -> 11.06 s of 3 on 7.2. The work stage saves ~0.55 s, the merger's
-// goroutine spends ~0.5 s more (stale units encoded again 0.35-0.44 s,
-// Add and publish), serial work that may cost wall time. To be decided
-// on a quiet host.
+// closures (Worker.SetClassTable): at any number of jobs, unless
+// BTFSTREAM_SKIP=0 (off everywhere) or BTFSTREAM_SKIP=j1 (only at one
+// job, as before session 10). Above one job closures with declarations
+// are skipped too, and a stale batch's unit is encoded again skipping
+// its declaration-free imports (stream/pipeline_skip.go, Restale).
+// On above one job since session 10, when cheaper closure keys
+// (keycost) made it pay: 6.12 vmlinux -j2, callgrind (GOMAXPROCS=2)
+// 36.09G -> 31.39G instructions; on a quiet host, 7 alternating pairs,
+// medians: 6.12 wall 4.64 -> 4.23 s, user 8.38 -> 7.64 s, peak RSS
+// 113.9 -> 116.4 MB; 7.2 wall 4.71 -> 4.27 s, user 8.61 -> 7.57 s,
+// RSS 120.9 -> 126.7 MB. Before keycost it saved 5.6% of instructions
+// and no CPU time this host could resolve.
 func (m *Merger) SkipsAt(jobs int) bool {
-	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") == "all")
+	return m.classes != nil && (jobs == 1 || os.Getenv("BTFSTREAM_SKIP") != "j1")
 }
 
 // SkipDeclarations lets workers skip closures with declarations too

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
 	"github.com/btfstream/btfstream/stream/encode"
 )
@@ -162,6 +163,34 @@ func TestStaleBatch(t *testing.T) {
 		}
 		if c.stale {
 			run(c.x, true, true, true)
+		}
+	}
+}
+
+// TestSkipsAt: workers skip closures at any number of jobs by default;
+// BTFSTREAM_SKIP=j1 keeps it to one job, =0 turns it off; a merger over a
+// base (a module) never skips.
+func TestSkipsAt(t *testing.T) {
+	for _, c := range []struct {
+		env      string
+		base     bool
+		at1, at2 bool
+	}{
+		{"", false, true, true},
+		{"all", false, true, true},
+		{"j1", false, true, false},
+		{"0", false, false, false},
+		{"", true, false, false},
+	} {
+		t.Setenv("BTFSTREAM_SKIP", c.env)
+		cfg := Config{}
+		if c.base {
+			cfg.Base = &btf.Spec{}
+		}
+		var m Merger
+		m.initSkip(cfg)
+		if got1, got2 := m.SkipsAt(1), m.SkipsAt(2); got1 != c.at1 || got2 != c.at2 {
+			t.Errorf("BTFSTREAM_SKIP=%q base %v: SkipsAt(1), (2) = %v, %v, want %v, %v", c.env, c.base, got1, got2, c.at1, c.at2)
 		}
 	}
 }
