@@ -12,9 +12,9 @@ import (
 // skipped (encode's closureskip_again.go). If the batches before it
 // resolved declarations meanwhile (merge.Merger.Stale), the merger's
 // goroutine encodes the unit again (restale.encode), skipping the same
-// DIEs but for the closures with declarations that reach a declaration
-// resolved in flight (merge.Merger.Restale). Which batches are stale
-// depends on timing; the output does not.
+// declaration-free DIEs and converting every closure with declarations
+// (merge.Merger.Restale). Which batches are stale depends on timing; the
+// output does not. On at any -j since session 10 (merge.Merger.SkipsAt).
 
 // reencodeKept makes workers keep every unit and the merger encode each
 // again, stale or not (tests: the fallback must give the same bytes).
