@@ -3,6 +3,7 @@ package encode
 import (
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/btfstream/btfstream/btf"
 	"github.com/btfstream/btfstream/stream/dwarfread"
@@ -228,5 +229,13 @@ func TestClosureKeysMulti(t *testing.T) {
 	}
 	if keyOf[oa] == keyOf[ob] || !oa.decl || !ob.decl {
 		t.Errorf("opaque_b: keys %x, %x, decl %v, %v: want two keys, both reaching a declaration", keyOf[oa], keyOf[ob], oa.decl, ob.decl)
+	}
+}
+
+// TestNodeStateSize: Tarjan's walk touches one cache line per node only
+// while nodeState stays 32 bytes (on 32-bit hosts too).
+func TestNodeStateSize(t *testing.T) {
+	if s := unsafe.Sizeof(nodeState{}); s != 32 {
+		t.Errorf("nodeState is %d bytes, want 32", s)
 	}
 }
