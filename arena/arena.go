@@ -41,6 +41,11 @@ type Arena struct {
 	// exprlocs, inline strings, data16) are referenced from Vals by
 	// position in Bytes and are never copied.
 	Bytes []byte
+	// Index is the reader's offset index of Tags (for its DIE lookups by
+	// offset; three words per 64 bytes of the unit, their meaning the
+	// reader's). It lives here so that a pooled arena reuses it with the
+	// rest; Footprint does not count it.
+	Index [][3]uint32
 	// Extra holds per-value side information the fixed records have no
 	// room for (the actual form of DW_FORM_indirect values), keyed by
 	// index in Vals. It is nil unless needed.
@@ -52,12 +57,14 @@ func (a *Arena) Reset() {
 	a.Tags = a.Tags[:0]
 	a.Vals = a.Vals[:0]
 	a.Bytes = a.Bytes[:0]
+	a.Index = a.Index[:0]
 	if a.Extra != nil {
 		clear(a.Extra)
 	}
 }
 
-// Footprint returns the bytes held by the arena's slices (capacity).
+// Footprint returns the bytes held by Tags, Vals and Bytes (capacity);
+// the memory plan sizes units by these and leaves Index out.
 func (a *Arena) Footprint() uint64 {
 	return uint64(cap(a.Tags))*24 + uint64(cap(a.Vals))*8 + uint64(cap(a.Bytes))
 }

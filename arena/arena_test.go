@@ -32,3 +32,20 @@ func TestPool(t *testing.T) {
 		t.Fatalf("pool keeps %d arenas, want at most 1", len(p.free))
 	}
 }
+
+// TestPoolKeepsIndex: a pooled arena comes back with its Index empty and
+// its room kept, like the other slices; Footprint leaves Index out.
+func TestPoolKeepsIndex(t *testing.T) {
+	var p Pool
+	a := p.Get()
+	a.Index = make([][3]uint32, 40)
+	before := a.Footprint()
+	p.Put(a)
+	b := p.Get()
+	if b != a || len(b.Index) != 0 || cap(b.Index) != 40 {
+		t.Fatalf("pooled arena: Index len %d cap %d (same arena %v), want 0 and 40", len(b.Index), cap(b.Index), b == a)
+	}
+	if before != 0 {
+		t.Fatalf("Footprint %d with only an Index, want 0", before)
+	}
+}

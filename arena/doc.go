@@ -11,8 +11,8 @@
 // Invariants:
 //   - Tags are in section order; Tags[0] is the unit DIE; a parent's id is
 //     smaller than its children's.
-//   - Release is one call: Pool.Put resets the arena (keeping capacity) for
-//     the next unit. The pool keeps a bounded number of arenas and drops
+//   - Release is one call: Pool.Put resets the arena (keeping capacity,
+//     the reader's offset Index included) for the next unit. The pool keeps a bounded number of arenas and drops
 //     ones above a size limit, so one huge unit does not pin memory.
 //
 // Names are not copied into the arena: a string attribute keeps its

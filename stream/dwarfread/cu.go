@@ -47,7 +47,8 @@ type CU struct {
 
 	// byOff indexes the tags by offset for Lookup: byOff[b] covers the
 	// unit's bytes b<<byOffShift to (b+1)<<byOffShift (built on the first
-	// Lookup, for byOffTags tags).
+	// Lookup, for byOffTags tags). It is the arena's Index, kept here too
+	// for Lookup's one load.
 	byOff     []offBucket
 	byOffTags int
 }
@@ -76,7 +77,6 @@ func (cu *CU) release(keep bool) {
 	if cu.arena != nil {
 		if keep {
 			cu.f.pool.Put(cu.arena)
-			cu.f.offIndexes.put(cu.byOff)
 		}
 		cu.arena = nil
 		cu.byOff, cu.byOffTags = nil, 0

@@ -51,10 +51,10 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		for i := range tags {
 			rel := uint32(uint64(tags[i].Off) - cu.hdr.off)
 			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= rel; bk++ {
-				byOff[bk] = offBucket{first: uint32(i)}
+				byOff[bk] = offBucket{uint32(i)}
 			}
 			if j := rel >> byOffShift; int(j) < len(byOff) {
-				byOff[j].mark(rel)
+				markOff(&byOff[j], rel)
 			}
 		}
 	}
@@ -90,10 +90,10 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		id := arena.TagID(len(tags))
 		if byOff != nil {
 			for ; bk < len(byOff) && uint32(bk)<<byOffShift <= off; bk++ {
-				byOff[bk] = offBucket{first: uint32(id)}
+				byOff[bk] = offBucket{uint32(id)}
 			}
 			if j := off >> byOffShift; int(j) < len(byOff) {
-				byOff[j].mark(off)
+				markOff(&byOff[j], off)
 			}
 		}
 		tags = append(tags, arena.Tag{
@@ -143,7 +143,7 @@ func (cu *CU) decodeDIEs(start uint32, one bool) error {
 		return nil
 	}
 	for ; bk < len(byOff); bk++ {
-		byOff[bk] = offBucket{first: uint32(len(tags))}
+		byOff[bk] = offBucket{uint32(len(tags))}
 	}
 	cu.byOff, cu.byOffTags = byOff, len(tags)
 	return nil

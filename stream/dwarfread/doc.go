@@ -69,7 +69,8 @@
 //
 //   - Tags of a CU are in section order; a parent's id is smaller than its
 //     children's; CU.Lookup reads one offBucket: the first tag of 64 bytes
-//     of the unit and a bit per byte where a DIE starts (offindex.go).
+//     of the unit and a bit per byte where a DIE starts (offindex.go),
+//     kept in the unit's arena (arena.Arena.Index) and pooled with it.
 //   - A CU, its DIEs, Attrs and any []byte they returned are valid until
 //     cu.Release().
 //   - Hot structs (arena.Tag, attrSpec, abbrevDecl, offBucket) hold no pointers, int or

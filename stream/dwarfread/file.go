@@ -62,7 +62,6 @@ type File struct {
 	strOutside  uint64    // a larger one up to this size is read whole outside the heap
 	strRelease  func()    // releases .debug_str read outside the heap; nil if it was not
 	pool        arena.Pool
-	offIndexes  offPool // CU.Lookup's indexes, kept with the arenas
 }
 
 // Open opens the ELF file at path for DWARF decoding. The file is read
@@ -77,7 +76,6 @@ func Open(path string, opts Options) (*File, error) {
 	f.sizeCaches(opts.CacheBytes)
 	f.strOutside = opts.StrOutside
 	f.pool.MaxKeep = opts.ArenaKeep
-	f.offIndexes.maxKeep = opts.ArenaKeep / 32 // an index is about 1/32 of its arena
 	return f, nil
 }
 
@@ -155,7 +153,6 @@ func (f *File) DropCaches() {
 // Close releases the file (if Open opened it) and the page cache.
 func (f *File) Close() error {
 	f.pool = arena.Pool{}
-	f.offIndexes.drain()
 	f.releaseStr()
 	if f.own {
 		return f.elf.Close()

@@ -102,7 +102,6 @@ func (f *File) NewUnitReader(opts UnitOptions) (*UnitReader, error) {
 		secs = append(secs, f.types...)
 	}
 	f.pool.Max = max(opts.Jobs, 1) + 2
-	f.offIndexes.max = f.pool.Max
 	return &UnitReader{p: &producer{f: f, secs: secs, excl: excl, budget: opts.Budget}}, nil
 }
 
@@ -134,7 +133,6 @@ func (r *UnitReader) Skipped() int { return int(r.p.skipped.Load()) }
 func (r *UnitReader) Close() {
 	r.p.close()
 	r.p.f.pool.Drain()
-	r.p.f.offIndexes.drain()
 }
 
 // Decode decodes the DIEs after the unit DIE (or all of them if Next could
